@@ -1,0 +1,37 @@
+import Foundation
+
+/// A named list of items. Lists sort by name the way people read them: case-insensitively, "List 2" before
+/// "List 10".
+public struct Checklist: Codable, Sendable, Equatable, Identifiable {
+    public let listID: Int
+    public var name: String
+    public var iconName: IconName
+    public var items: [ChecklistItem]
+
+    public var id: Int { listID }
+
+    public init(listID: Int, name: String, iconName: IconName = .noIcon, items: [ChecklistItem] = []) {
+        self.listID = listID
+        self.name = name
+        self.iconName = iconName
+        self.items = items
+    }
+
+    /// How many items are not checked off yet.
+    public var uncheckedCount: Int { items.reduce(0) { $0 + ($1.checked ? 0 : 1) } }
+
+    /// "All Done" when nothing is left, else "N Remaining", as the seed app shows under each list.
+    public var statusText: String {
+        let remaining = uncheckedCount
+        return remaining == 0 ? "All Done" : "\(remaining) Remaining"
+    }
+
+    /// The order lists are kept in: by name, case-insensitive and number-aware, then by ID so it is total.
+    public static func isOrderedBefore(_ a: Checklist, _ b: Checklist) -> Bool {
+        switch a.name.compare(b.name, options: [.caseInsensitive, .numeric]) {
+        case .orderedAscending: true
+        case .orderedDescending: false
+        case .orderedSame: a.listID < b.listID
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// One durable change to the checklists. The store persists changes, not snapshots, so that a change log can
+/// later replace whole-file rewrites without touching anything above the store.
+public enum ChecklistChange: Codable, Sendable, Equatable {
+    /// A new, empty list. Applying it advances `nextListID` past its ID.
+    case addList(Checklist)
+    /// A list's name or icon changed.
+    case updateList(listID: Int, name: String, iconName: IconName)
+    /// A list and every item in it are gone.
+    case removeList(listID: Int)
+    /// An item was added, edited or moved to `listID`. Applying it advances `nextItemID` past its ID.
+    case putItem(ChecklistItem, listID: Int)
+    /// An item is gone. Its ID is never handed out again.
+    case removeItem(itemID: Int)
+}

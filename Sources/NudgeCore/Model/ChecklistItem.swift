@@ -1,0 +1,81 @@
+import Foundation
+
+/// One thing to do. Its `itemID` is allocated once, never reused, and is the identity of its pending reminder.
+public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
+    public let itemID: Int
+    public var text: String
+    public var checked: Bool
+    public var dueDate: Date?
+    public var shouldRemind: Bool
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// The due instant whose reminder was last handled: fired, or recorded as missed. A restart never handles the
+    /// same due instant twice.
+    public var lastFiredAt: Date?
+
+    public var id: Int { itemID }
+
+    public init(
+        itemID: Int,
+        text: String,
+        checked: Bool = false,
+        dueDate: Date? = nil,
+        shouldRemind: Bool = false,
+        createdAt: Date,
+        updatedAt: Date? = nil,
+        lastFiredAt: Date? = nil
+    ) {
+        self.itemID = itemID
+        self.text = text
+        self.checked = checked
+        self.dueDate = dueDate
+        self.shouldRemind = shouldRemind
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
+        self.lastFiredAt = lastFiredAt
+    }
+
+    /// The replacement rule: an item has a pending reminder iff it asks for one, is not done, and is due later.
+    public func wantsReminder(at now: Date) -> Bool {
+        guard shouldRemind, !checked, let dueDate else { return false }
+        return dueDate > now
+    }
+
+    /// The due instant that passed unhandled while nothing was watching (daemon down, machine asleep), if any.
+    ///
+    /// Only an instant that was still ahead when the item was last edited counts: a due date set in the past was
+    /// never pending, so it is neither fired late nor reported missed.
+    public func overdueInstant(at now: Date) -> Date? {
+        guard shouldRemind, !checked, let dueDate, dueDate <= now, dueDate > updatedAt else { return nil }
+        if let lastFiredAt, lastFiredAt >= dueDate { return nil }
+        return dueDate
+    }
+}
+
+/// A change to some of an item's fields; fields left nil stay as they are.
+public struct ItemEdit: Sendable, Equatable {
+    public var text: String?
+    public var checked: Bool?
+    /// A new due date. To remove the due date, set `clearsDueDate` instead.
+    public var dueDate: Date?
+    public var clearsDueDate: Bool
+    public var shouldRemind: Bool?
+    /// Moves the item to another list.
+    public var listID: Int?
+
+    public init(
+        text: String? = nil,
+        checked: Bool? = nil,
+        dueDate: Date? = nil,
+        clearsDueDate: Bool = false,
+        shouldRemind: Bool? = nil,
+        listID: Int? = nil
+    ) {
+        self.text = text
+        self.checked = checked
+        self.dueDate = dueDate
+        self.clearsDueDate = clearsDueDate
+        self.shouldRemind = shouldRemind
+        self.listID = listID
+    }
+}

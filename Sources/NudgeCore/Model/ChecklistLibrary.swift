@@ -1,0 +1,234 @@
+import Foundation
+
+/// Every checklist and the ID counters, as one value: what the store persists in one atomic write.
+///
+/// IDs are allocated monotonically and never reused. `nextItemID` lives beside the items (the seed kept it in
+/// UserDefaults, apart from the data, so a crash between the two writes could hand an ID out twice), and applying
+/// any change that carries an ID moves the counter past it.
+public struct ChecklistLibrary: Codable, Sendable, Equatable {
+    /// The version of this layout. A store written by a newer version is refused, never overwritten.
+    public static let currentFormatVersion = 1
+    /// The name of the list a new store starts with.
+    public static let firstListName = "List"
+
+    public private(set) var formatVersion: Int
+    public private(set) var nextItemID: Int
+    public private(set) var nextListID: Int
+    /// Kept sorted with `Checklist.isOrderedBefore`.
+    public private(set) var lists: [Checklist]
+
+    /// Where each item sits, so edits and fires are O(1). Rebuilt lazily after a change that moves positions.
+    private var locations: [Int: ItemLocation] = [:]
+
+    private struct ItemLocation: Sendable, Equatable {
+        var listIndex: Int
+        var itemIndex: Int
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case formatVersion, nextItemID, nextListID, lists
+    }
+
+    /// A new library as on first run: one list named "List".
+    public init() {
+        formatVersion = Self.currentFormatVersion
+        nextItemID = 1
+        nextListID = 2
+        lists = [Checklist(listID: 1, name: Self.firstListName)]
+        rebuildLocations()
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        formatVersion = try container.decode(Int.self, forKey: .formatVersion)
+        nextItemID = try container.decode(Int.self, forKey: .nextItemID)
+        nextListID = try container.decode(Int.self, forKey: .nextListID)
+        lists = try container.decode([Checklist].self, forKey: .lists)
+        // A file edited by hand, or written by an older build, must still never lead to a reused ID.
+        let highestItemID = lists.lazy.flatMap(\.items).map(\.itemID).max() ?? 0
+        nextItemID = max(nextItemID, highestItemID + 1)
+        nextListID = max(nextListID, (lists.map(\.listID).max() ?? 0) + 1)
+        lists.sort(by: Checklist.isOrderedBefore)
+        rebuildLocations()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(formatVersion, forKey: .formatVersion)
+        try container.encode(nextItemID, forKey: .nextItemID)
+        try container.encode(nextListID, forKey: .nextListID)
+        try container.encode(lists, forKey: .lists)
+    }
+
+    public static func == (a: ChecklistLibrary, b: ChecklistLibrary) -> Bool {
+        a.formatVersion == b.formatVersion && a.nextItemID == b.nextItemID && a.nextListID == b.nextListID
+            && a.lists == b.lists
+    }
+
+    // MARK: Reading
+
+    public var itemCount: Int { locations.count }
+
+    public func list(id listID: Int) -> Checklist? {
+        lists.first { $0.listID == listID }
+    }
+
+    /// The list with this name, ignoring case.
+    public func list(named name: String) -> Checklist? {
+        lists.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    public func item(id itemID: Int) -> ChecklistItem? {
+        guard let location = locations[itemID] else { return nil }
+        return lists[location.listIndex].items[location.itemIndex]
+    }
+
+    /// The list holding an item.
+    public func list(containing itemID: Int) -> Checklist? {
+        locations[itemID].map { lists[$0.listIndex] }
+    }
+
+    // MARK: Making changes (validated; nothing is applied until `apply`)
+
+    /// A change that adds a list with the next list ID.
+    public func makeAddList(name: String, iconName: IconName = .noIcon) throws(ModelError) -> ChecklistChange {
+        let name = try validListName(name, renaming: nil)
+        return .addList(Checklist(listID: nextListID, name: name, iconName: iconName))
+    }
+
+    public func makeUpdateList(listID: Int, name: String? = nil, iconName: IconName? = nil) throws(ModelError)
+        -> ChecklistChange
+    {
+        guard let list = list(id: listID) else { throw .unknownList(listID) }
+        let newName = try name.map { name throws(ModelError) in try validListName(name, renaming: listID) }
+        return .updateList(listID: listID, name: newName ?? list.name, iconName: iconName ?? list.iconName)
+    }
+
+    public func makeRemoveList(listID: Int) throws(ModelError) -> ChecklistChange {
+        guard let list = list(id: listID) else { throw .unknownList(listID) }
+        guard lists.count > 1 else { throw .lastList(list.name) }
+        return .removeList(listID: listID)
+    }
+
+    /// A change that adds an item with the next item ID.
+    public func makeAddItem(
+        text: String,
+        listID: Int,
+        dueDate: Date? = nil,
+        shouldRemind: Bool = false,
+        now: Date
+    ) throws(ModelError) -> ChecklistChange {
+        guard list(id: listID) != nil else { throw .unknownList(listID) }
+        let item = ChecklistItem(
+            itemID: nextItemID,
+            text: try validText(text),
+            dueDate: dueDate,
+            shouldRemind: shouldRemind,
+            createdAt: now
+        )
+        return .putItem(item, listID: listID)
+    }
+
+    /// A change that edits an item; `updatedAt` becomes `now` even when no field changes, because every edit
+    /// replaces the item's reminder.
+    public func makeEditItem(itemID: Int, _ edit: ItemEdit, now: Date) throws(ModelError) -> ChecklistChange {
+        guard var item = item(id: itemID), let currentList = list(containing: itemID) else {
+            throw .unknownItem(itemID)
+        }
+        if let listID = edit.listID, list(id: listID) == nil { throw .unknownList(listID) }
+        if let text = edit.text { item.text = try validText(text) }
+        if let checked = edit.checked { item.checked = checked }
+        if edit.clearsDueDate { item.dueDate = nil } else if let dueDate = edit.dueDate { item.dueDate = dueDate }
+        if let shouldRemind = edit.shouldRemind { item.shouldRemind = shouldRemind }
+        item.updatedAt = now
+        return .putItem(item, listID: edit.listID ?? currentList.listID)
+    }
+
+    /// Records that the reminder for `due` was handled (fired or missed), without counting as an edit.
+    public func makeMarkHandled(itemID: Int, due: Date) throws(ModelError) -> ChecklistChange {
+        guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
+        item.lastFiredAt = due
+        return .putItem(item, listID: list.listID)
+    }
+
+    public func makeRemoveItem(itemID: Int) throws(ModelError) -> ChecklistChange {
+        guard item(id: itemID) != nil else { throw .unknownItem(itemID) }
+        return .removeItem(itemID: itemID)
+    }
+
+    // MARK: Applying
+
+    /// Applies a change. Deterministic, so the store and the service, applying the same changes, hold equal values.
+    public mutating func apply(_ change: ChecklistChange) throws(ModelError) {
+        switch change {
+        case .addList(let list):
+            if self.list(id: list.listID) != nil { throw .duplicateListID(list.listID) }
+            lists.append(list)
+            nextListID = max(nextListID, list.listID + 1)
+            nextItemID = max(nextItemID, (list.items.map(\.itemID).max() ?? 0) + 1)
+            sortAndReindex()
+        case .updateList(let listID, let name, let iconName):
+            guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
+            lists[index].name = name
+            lists[index].iconName = iconName
+            sortAndReindex()
+        case .removeList(let listID):
+            guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
+            lists.remove(at: index)
+            rebuildLocations()
+        case .putItem(let item, let listID):
+            guard let listIndex = lists.firstIndex(where: { $0.listID == listID }) else {
+                throw .unknownList(listID)
+            }
+            nextItemID = max(nextItemID, item.itemID + 1)
+            if let location = locations[item.itemID], location.listIndex == listIndex {
+                lists[listIndex].items[location.itemIndex] = item
+                return
+            }
+            if locations[item.itemID] != nil { removeItemFromItsList(item.itemID) }
+            lists[listIndex].items.append(item)
+            locations[item.itemID] = ItemLocation(listIndex: listIndex, itemIndex: lists[listIndex].items.count - 1)
+        case .removeItem(let itemID):
+            guard locations[itemID] != nil else { throw .unknownItem(itemID) }
+            removeItemFromItsList(itemID)
+        }
+    }
+
+    // MARK: Private
+
+    private func validText(_ text: String) throws(ModelError) -> String {
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .emptyText("item text") }
+        return text
+    }
+
+    private func validListName(_ name: String, renaming listID: Int?) throws(ModelError) -> String {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw .emptyText("list name") }
+        if let existing = list(named: name), existing.listID != listID { throw .duplicateListName(name) }
+        return name
+    }
+
+    private mutating func removeItemFromItsList(_ itemID: Int) {
+        guard let location = locations[itemID] else { return }
+        lists[location.listIndex].items.remove(at: location.itemIndex)
+        locations[itemID] = nil
+        // Only the items after the removed one moved.
+        for index in location.itemIndex..<lists[location.listIndex].items.count {
+            locations[lists[location.listIndex].items[index].itemID]?.itemIndex = index
+        }
+    }
+
+    private mutating func sortAndReindex() {
+        lists.sort(by: Checklist.isOrderedBefore)
+        rebuildLocations()
+    }
+
+    private mutating func rebuildLocations() {
+        locations.removeAll(keepingCapacity: true)
+        for (listIndex, list) in lists.enumerated() {
+            for (itemIndex, item) in list.items.enumerated() {
+                locations[item.itemID] = ItemLocation(listIndex: listIndex, itemIndex: itemIndex)
+            }
+        }
+    }
+}

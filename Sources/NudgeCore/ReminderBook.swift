@@ -1,0 +1,140 @@
+import Foundation
+
+/// The checklists and their pending reminders, kept in step: every change to an item goes through here, is
+/// applied to the library, and is shown to the scheduler, so the replacement rules cannot be bypassed.
+///
+/// A value type, so the holder can keep the value from before an operation and put it back if persisting the
+/// operation's changes fails: nothing is acknowledged that is not durable.
+public struct ReminderBook: Sendable {
+    public private(set) var library: ChecklistLibrary
+    public private(set) var scheduler: ReminderScheduler
+    public let clock: any WallClock
+
+    /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
+    public struct Outcome: Sendable, Equatable {
+        public var changes: [ChecklistChange] = []
+        public var actions: [SchedulerAction] = []
+        public var events: [ReminderEvent] = []
+
+        public var deliveries: [Delivery] { SchedulerOutput(actions: actions).deliveries }
+
+        mutating func append(_ output: SchedulerOutput) {
+            actions += output.actions
+            events += output.events
+        }
+    }
+
+    public init(
+        library: ChecklistLibrary,
+        clock: any WallClock = SystemWallClock(),
+        catchUpWindow: TimeInterval = ReminderScheduler.defaultCatchUpWindow
+    ) {
+        self.library = library
+        self.clock = clock
+        self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow)
+    }
+
+    /// Call once after loading: schedules every reminder the library holds, fires late what fell due unhandled
+    /// within the catch-up window and reports the older ones missed, recording both so no restart repeats them.
+    public mutating func start() -> Outcome {
+        let items = library.lists.flatMap { list in list.items.map { (item: $0, listName: list.name) } }
+        return recordingHandled(scheduler.restore(items, now: clock.now()))
+    }
+
+    /// The timer fired or the wall clock changed: fire what is due now.
+    public mutating func advance() -> Outcome {
+        recordingHandled(scheduler.advance(to: clock.now()))
+    }
+
+    // MARK: Lists
+
+    public mutating func addList(name: String, iconName: IconName = .noIcon) throws(ModelError) -> (
+        Checklist, Outcome
+    ) {
+        let change = try library.makeAddList(name: name, iconName: iconName)
+        try library.apply(change)
+        guard case .addList(let list) = change else { preconditionFailure("makeAddList made \(change)") }
+        return (list, Outcome(changes: [change]))
+    }
+
+    public mutating func updateList(listID: Int, name: String? = nil, iconName: IconName? = nil) throws(ModelError)
+        -> Outcome
+    {
+        let change = try library.makeUpdateList(listID: listID, name: name, iconName: iconName)
+        try library.apply(change)
+        if let list = library.list(id: listID) {
+            scheduler.relabel(itemIDs: list.items.map(\.itemID), listName: list.name)
+        }
+        return Outcome(changes: [change])
+    }
+
+    /// Removes a list and its items, cancelling their reminders.
+    public mutating func removeList(listID: Int) throws(ModelError) -> Outcome {
+        let change = try library.makeRemoveList(listID: listID)
+        let itemIDs = library.list(id: listID)?.items.map(\.itemID) ?? []
+        try library.apply(change)
+        var outcome = Outcome(changes: [change])
+        outcome.append(scheduler.itemsRemoved(itemIDs, now: clock.now()))
+        return outcome
+    }
+
+    // MARK: Items
+
+    /// Adds an item with a newly allocated ID and schedules its reminder if it wants one.
+    public mutating func addItem(
+        text: String,
+        listID: Int,
+        dueDate: Date? = nil,
+        shouldRemind: Bool = false
+    ) throws(ModelError) -> (ChecklistItem, Outcome) {
+        let now = clock.now()
+        let change = try library.makeAddItem(
+            text: text,
+            listID: listID,
+            dueDate: dueDate,
+            shouldRemind: shouldRemind,
+            now: now
+        )
+        return try put(change, now: now)
+    }
+
+    /// Edits an item (any field, checking it off included): its reminder is replaced, or cancelled.
+    public mutating func editItem(itemID: Int, _ edit: ItemEdit) throws(ModelError) -> (ChecklistItem, Outcome) {
+        let now = clock.now()
+        return try put(library.makeEditItem(itemID: itemID, edit, now: now), now: now)
+    }
+
+    /// Removes an item, cancelling its reminder.
+    public mutating func removeItem(itemID: Int) throws(ModelError) -> Outcome {
+        let change = try library.makeRemoveItem(itemID: itemID)
+        try library.apply(change)
+        var outcome = Outcome(changes: [change])
+        outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
+        return outcome
+    }
+
+    // MARK: Private
+
+    private mutating func put(_ change: ChecklistChange, now: Date) throws(ModelError) -> (ChecklistItem, Outcome) {
+        guard case .putItem(let item, let listID) = change, let list = library.list(id: listID) else {
+            preconditionFailure("an item change must put an item into an existing list: \(change)")
+        }
+        try library.apply(change)
+        var outcome = Outcome(changes: [change])
+        outcome.append(scheduler.itemChanged(item, listName: list.name, now: now))
+        return (item, outcome)
+    }
+
+    /// Turns every fired or missed decision into a change that records the instant as handled.
+    private mutating func recordingHandled(_ output: SchedulerOutput) -> Outcome {
+        var outcome = Outcome()
+        outcome.append(output)
+        for event in output.events where event.kind == .fired || event.kind == .missed {
+            // The item exists: the scheduler only holds reminders of items in the library.
+            guard let change = try? library.makeMarkHandled(itemID: event.itemID, due: event.due) else { continue }
+            try? library.apply(change)
+            outcome.changes.append(change)
+        }
+        return outcome
+    }
+}

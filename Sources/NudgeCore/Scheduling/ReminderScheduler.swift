@@ -1,0 +1,193 @@
+import Foundation
+
+/// The replacement rules as a pure state machine: at most one pending reminder per item ID, and an item is pending
+/// iff `shouldRemind && !checked && dueDate > now`.
+///
+/// Every input carries the time it happens at and returns the actions to take and the events to report; the
+/// scheduler does no I/O, reads no clock and never sleeps. Whoever holds it arms a timer for the instant the last
+/// `.armTimer` named, and calls `advance(to:)` when it fires or the wall clock changes.
+public struct ReminderScheduler: Sendable {
+    /// A delivery decided this long after its instant or later counts as late.
+    public static let lateThreshold: TimeInterval = 1
+    /// Reminders that fell due longer ago than this while nothing was watching are reported missed, not delivered.
+    public static let defaultCatchUpWindow: TimeInterval = 24 * 60 * 60
+
+    public var catchUpWindow: TimeInterval
+
+    private var pending: [Int: PendingEntry] = [:]
+    /// Due order. Replacing a reminder leaves its old entry behind; `sequence` tells the live entry from stale ones.
+    private var queue = MinHeap<QueueEntry>()
+    private var nextSequence: UInt64 = 0
+    /// The holder's timer, as far as our outputs told it.
+    private var timer = TimerState.disarmed
+
+    private enum TimerState: Equatable, Sendable {
+        case disarmed
+        case armed(Date)
+        /// It fired or the clock jumped: whatever it was, the next output says what it must be.
+        case unknown
+    }
+
+    private struct PendingEntry: Sendable {
+        var reminder: Reminder
+        var sequence: UInt64
+    }
+
+    private struct QueueEntry: Comparable, Sendable {
+        var due: Date
+        var itemID: Int
+        var sequence: UInt64
+
+        static func < (a: QueueEntry, b: QueueEntry) -> Bool {
+            (a.due, a.itemID, a.sequence) < (b.due, b.itemID, b.sequence)
+        }
+    }
+
+    public init(catchUpWindow: TimeInterval = Self.defaultCatchUpWindow) {
+        self.catchUpWindow = catchUpWindow
+    }
+
+    // MARK: Reading
+
+    public var pendingCount: Int { pending.count }
+
+    /// The earliest pending instant; the timer is armed for it.
+    public var nextDue: Date? { queue.min?.due }
+
+    public func pendingReminder(for itemID: Int) -> Reminder? { pending[itemID]?.reminder }
+
+    /// Every pending reminder, soonest first.
+    public var pendingReminders: [Reminder] {
+        pending.values.map(\.reminder).sorted { ($0.due, $0.itemID) < ($1.due, $1.itemID) }
+    }
+
+    // MARK: Inputs
+
+    /// An item was added or edited (any field, including checked): its pending reminder, if any, is removed, and a
+    /// new one is scheduled iff the item wants one at `now`.
+    public mutating func itemChanged(_ item: ChecklistItem, listName: String, now: Date) -> SchedulerOutput {
+        var output = SchedulerOutput()
+        let previous = pending.removeValue(forKey: item.itemID)?.reminder
+        if item.wantsReminder(at: now), let due = item.dueDate {
+            let reminder = Reminder(itemID: item.itemID, text: item.text, listName: listName, due: due)
+            enqueue(reminder)
+            output.events.append(
+                ReminderEvent(
+                    kind: previous == nil ? .scheduled : .replaced,
+                    itemID: item.itemID,
+                    due: due,
+                    at: now,
+                    text: item.text,
+                    previousDue: previous?.due
+                )
+            )
+        } else {
+            if let previous { output.events.append(Self.cancellation(of: previous, at: now)) }
+            if item.checked || !item.shouldRemind { output.actions.append(.withdraw(itemID: item.itemID)) }
+        }
+        rearm(&output)
+        return output
+    }
+
+    /// Items were deleted (one, or every item of a deleted list): their pending reminders are cancelled and
+    /// anything shown of them is withdrawn.
+    public mutating func itemsRemoved(_ itemIDs: some Sequence<Int>, now: Date) -> SchedulerOutput {
+        var output = SchedulerOutput()
+        for itemID in itemIDs {
+            if let previous = pending.removeValue(forKey: itemID)?.reminder {
+                output.events.append(Self.cancellation(of: previous, at: now))
+            }
+            output.actions.append(.withdraw(itemID: itemID))
+        }
+        rearm(&output)
+        return output
+    }
+
+    /// A list was renamed: pending reminders of its items carry the new name, without counting as a replacement.
+    public mutating func relabel(itemIDs: some Sequence<Int>, listName: String) {
+        for itemID in itemIDs { pending[itemID]?.reminder.listName = listName }
+    }
+
+    /// The time is now `now` (the timer fired, or the wall clock jumped): everything due fires, in due order and
+    /// then by item ID. A reminder already older than the catch-up window is reported missed instead.
+    ///
+    /// Calling this consumes the holder's timer, so the output always says how to re-arm it.
+    public mutating func advance(to now: Date) -> SchedulerOutput {
+        timer = .unknown
+        var output = SchedulerOutput()
+        while let head = queue.min, head.due <= now {
+            queue.popMin()
+            guard let entry = pending[head.itemID], entry.sequence == head.sequence else { continue }
+            pending[head.itemID] = nil
+            let reminder = entry.reminder
+            let lateBy = now.timeIntervalSince(reminder.due)
+            if lateBy > catchUpWindow {
+                output.events.append(
+                    ReminderEvent(
+                        kind: .missed,
+                        itemID: reminder.itemID,
+                        due: reminder.due,
+                        at: now,
+                        text: reminder.text,
+                        lateBy: lateBy
+                    )
+                )
+            } else {
+                output.actions.append(.deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy)))
+                output.events.append(
+                    ReminderEvent(
+                        kind: .fired,
+                        itemID: reminder.itemID,
+                        due: reminder.due,
+                        at: now,
+                        text: reminder.text,
+                        lateBy: lateBy
+                    )
+                )
+            }
+        }
+        rearm(&output)
+        return output
+    }
+
+    /// Rebuilds the pending reminders from stored items after a start, then catches up: a reminder whose instant
+    /// passed unhandled while nothing was watching fires once, late, within the catch-up window, and is reported
+    /// missed beyond it. Items that want no reminder produce no events.
+    public mutating func restore(
+        _ items: some Sequence<(item: ChecklistItem, listName: String)>,
+        now: Date
+    ) -> SchedulerOutput {
+        for (item, listName) in items {
+            guard item.wantsReminder(at: now) || item.overdueInstant(at: now) != nil, let due = item.dueDate else {
+                continue
+            }
+            pending.removeValue(forKey: item.itemID)
+            enqueue(Reminder(itemID: item.itemID, text: item.text, listName: listName, due: due))
+        }
+        return advance(to: now)
+    }
+
+    // MARK: Private
+
+    private mutating func enqueue(_ reminder: Reminder) {
+        nextSequence += 1
+        pending[reminder.itemID] = PendingEntry(reminder: reminder, sequence: nextSequence)
+        queue.insert(QueueEntry(due: reminder.due, itemID: reminder.itemID, sequence: nextSequence))
+    }
+
+    /// Drops stale entries so that `queue.min` is live, and tells the holder if the timer must move.
+    private mutating func rearm(_ output: inout SchedulerOutput) {
+        if queue.count > 2 * pending.count + 64 {
+            queue.filter { pending[$0.itemID]?.sequence == $0.sequence }
+        }
+        while let head = queue.min, pending[head.itemID]?.sequence != head.sequence { queue.popMin() }
+        let wanted = queue.min.map { TimerState.armed($0.due) } ?? .disarmed
+        guard wanted != timer else { return }
+        timer = wanted
+        output.actions.append(queue.min.map { .armTimer(at: $0.due) } ?? .disarmTimer)
+    }
+
+    private static func cancellation(of reminder: Reminder, at now: Date) -> ReminderEvent {
+        ReminderEvent(kind: .cancelled, itemID: reminder.itemID, due: reminder.due, at: now, text: reminder.text)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A reminder as it stands pending: what will be delivered for an item, and when.
+public struct Reminder: Codable, Sendable, Equatable {
+    public var itemID: Int
+    public var text: String
+    public var listName: String
+    public var due: Date
+
+    public init(itemID: Int, text: String, listName: String, due: Date) {
+        self.itemID = itemID
+        self.text = text
+        self.listName = listName
+        self.due = due
+    }
+}
+
+/// A reminder handed to the sinks.
+public struct Delivery: Sendable, Equatable {
+    public var reminder: Reminder
+    public var firedAt: Date
+    /// How long after the due instant this delivery was decided.
+    public var lateBy: TimeInterval
+
+    /// Late means delivered noticeably after its instant: after downtime, sleep, or a clock jump.
+    public var isLate: Bool { lateBy >= ReminderScheduler.lateThreshold }
+
+    public init(reminder: Reminder, firedAt: Date, lateBy: TimeInterval) {
+        self.reminder = reminder
+        self.firedAt = firedAt
+        self.lateBy = lateBy
+    }
+}
+
+/// What the scheduler asks the edges to do. The scheduler decides; whoever holds it does.
+public enum SchedulerAction: Sendable, Equatable {
+    /// Wake up at this wall-clock instant and tell the scheduler the time (replaces any earlier arming).
+    case armTimer(at: Date)
+    /// Nothing is pending: no wake-up is needed.
+    case disarmTimer
+    /// Deliver this reminder to every sink now.
+    case deliver(Delivery)
+    /// The item is done, deleted, or no longer wants reminding: close whatever a sink still shows of it.
+    case withdraw(itemID: Int)
+}
+
+/// What one input to the scheduler produced.
+public struct SchedulerOutput: Sendable, Equatable {
+    public var actions: [SchedulerAction] = []
+    public var events: [ReminderEvent] = []
+
+    public init(actions: [SchedulerAction] = [], events: [ReminderEvent] = []) {
+        self.actions = actions
+        self.events = events
+    }
+
+    public var deliveries: [Delivery] {
+        actions.compactMap { if case .deliver(let delivery) = $0 { delivery } else { nil } }
+    }
+
+    mutating func append(_ other: SchedulerOutput) {
+        actions += other.actions
+        events += other.events
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+@testable import NudgeCore
+
+private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+@Suite struct ChecklistLibraryTests {
+    @Test func aNewLibraryHoldsOneListNamedList() {
+        let library = ChecklistLibrary()
+        #expect(library.lists.map(\.name) == ["List"])
+        #expect(library.lists.first?.iconName == .noIcon)
+        #expect(library.formatVersion == ChecklistLibrary.currentFormatVersion)
+    }
+
+    @Test func listsSortByNameCaseInsensitivelyAndNumberAware() throws {
+        var library = ChecklistLibrary()
+        for name in ["List 10", "groceries", "List 2", "Birthdays", "list 1"] {
+            try library.apply(library.makeAddList(name: name))
+        }
+        #expect(library.lists.map(\.name) == ["Birthdays", "groceries", "List", "list 1", "List 2", "List 10"])
+    }
+
+    @Test func renamingAListKeepsTheOrder() throws {
+        var library = ChecklistLibrary()
+        try library.apply(library.makeAddList(name: "B"))
+        try library.apply(library.makeUpdateList(listID: 1, name: "C"))
+        #expect(library.lists.map(\.name) == ["B", "C"])
+    }
+
+    @Test func listNamesAreUniqueIgnoringCase() throws {
+        let library = ChecklistLibrary()
+        #expect(throws: ModelError.duplicateListName("list")) { try library.makeAddList(name: "list") }
+        #expect(throws: ModelError.emptyText("list name")) { try library.makeAddList(name: "  ") }
+    }
+
+    @Test func statusCountsUncheckedItems() throws {
+        var library = ChecklistLibrary()
+        #expect(library.lists[0].statusText == "All Done")
+        try library.apply(library.makeAddItem(text: "a", listID: 1, now: now))
+        try library.apply(library.makeAddItem(text: "b", listID: 1, now: now))
+        #expect(library.lists[0].uncheckedCount == 2)
+        #expect(library.lists[0].statusText == "2 Remaining")
+        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now))
+        try library.apply(library.makeEditItem(itemID: 2, ItemEdit(checked: true), now: now))
+        #expect(library.lists[0].statusText == "All Done")
+    }
+
+    @Test(arguments: ["Groceries", "groceries", "no icon", " Trips "])
+    func iconNamesAreReadIgnoringCase(name: String) throws {
+        let icon = try IconName(validating: name)
+        #expect(icon.rawValue.lowercased() == name.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    @Test func anUnknownIconIsAnErrorListingTheValidOnes() {
+        #expect {
+            try IconName(validating: "Rockets")
+        } throws: { error in
+            let message = (error as? ModelError)?.description ?? ""
+            return message.contains("\"Rockets\"") && message.contains("No Icon, Appointments, Birthdays, Chores")
+                && message.contains("Trips")
+        }
+    }
+
+    @Test func itemIDsAreNeverReusedAfterDeletingTheNewestItem() throws {
+        var library = ChecklistLibrary()
+        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(text: text, listID: 1, now: now)) }
+        try library.apply(library.makeRemoveItem(itemID: 3))
+        let change = try library.makeAddItem(text: "d", listID: 1, now: now)
+        try library.apply(change)
+        #expect(library.lists[0].items.map(\.itemID) == [1, 2, 4])
+    }
+
+    @Test func listIDsAreNeverReusedAfterDeletingTheNewestList() throws {
+        var library = ChecklistLibrary()
+        try library.apply(library.makeAddList(name: "Two"))
+        try library.apply(library.makeRemoveList(listID: 2))
+        try library.apply(library.makeAddList(name: "Three"))
+        #expect(library.lists.map(\.listID) == [1, 3])
+    }
+
+    @Test func theLastListCannotBeRemoved() {
+        let library = ChecklistLibrary()
+        #expect(throws: ModelError.lastList("List")) { try library.makeRemoveList(listID: 1) }
+    }
+
+    @Test func removingAListRemovesItsItemsButNotTheirIDs() throws {
+        var library = ChecklistLibrary()
+        try library.apply(library.makeAddList(name: "Other"))
+        try library.apply(library.makeAddItem(text: "a", listID: 2, now: now))
+        try library.apply(library.makeRemoveList(listID: 2))
+        #expect(library.item(id: 1) == nil)
+        #expect(library.nextItemID == 2)
+    }
+
+    @Test func movingAnItemToAnotherListKeepsItsID() throws {
+        var library = ChecklistLibrary()
+        try library.apply(library.makeAddList(name: "Other"))
+        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(text: text, listID: 1, now: now)) }
+        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(listID: 2), now: now))
+        #expect(library.list(containing: 1)?.name == "Other")
+        #expect(library.list(named: "list")?.items.map(\.itemID) == [2, 3])
+        // Positions of the items left behind are still right.
+        #expect(library.item(id: 3)?.text == "c")
+    }
+
+    @Test func editingStampsUpdatedAtAndKeepsCreatedAt() throws {
+        var library = ChecklistLibrary()
+        try library.apply(library.makeAddItem(text: "a", listID: 1, now: now))
+        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(text: "b"), now: now + 60))
+        let item = try #require(library.item(id: 1))
+        #expect(item.text == "b")
+        #expect(item.createdAt == now)
+        #expect(item.updatedAt == now + 60)
+    }
+
+    @Test func editsOfUnknownItemsAndListsAreRefused() throws {
+        var library = ChecklistLibrary()
+        try library.apply(library.makeAddItem(text: "a", listID: 1, now: now))
+        #expect(throws: ModelError.unknownItem(9)) { try library.makeEditItem(itemID: 9, ItemEdit(), now: now) }
+        #expect(throws: ModelError.unknownList(9)) {
+            try library.makeEditItem(itemID: 1, ItemEdit(listID: 9), now: now)
+        }
+        #expect(throws: ModelError.emptyText("item text")) {
+            try library.makeEditItem(itemID: 1, ItemEdit(text: " \n"), now: now)
+        }
+    }
+
+    @Test func decodingRepairsCountersThatLagBehindTheItems() throws {
+        var library = ChecklistLibrary()
+        for text in ["a", "b"] { try library.apply(library.makeAddItem(text: text, listID: 1, now: now)) }
+        let data = try PropertyListEncoder().encode(library)
+        var dictionary = try #require(
+            try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        )
+        dictionary["nextItemID"] = 1
+        dictionary["nextListID"] = 1
+        let tampered = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
+        let decoded = try PropertyListDecoder().decode(ChecklistLibrary.self, from: tampered)
+        #expect(decoded.nextItemID == 3)
+        #expect(decoded.nextListID == 2)
+    }
+
+    @Test func applyingTheSameChangesGivesEqualLibraries() throws {
+        var first = ChecklistLibrary()
+        var changes: [ChecklistChange] = []
+        func record(_ change: ChecklistChange) throws {
+            try first.apply(change)
+            changes.append(change)
+        }
+        try record(first.makeAddList(name: "Groceries", iconName: .groceries))
+        try record(first.makeAddItem(text: "milk", listID: 2, dueDate: now + 60, shouldRemind: true, now: now))
+        try record(first.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now))
+        try record(first.makeAddItem(text: "eggs", listID: 1, now: now))
+        try record(first.makeRemoveItem(itemID: 2))
+        var second = ChecklistLibrary()
+        for change in changes { try second.apply(change) }
+        #expect(first == second)
+        let roundTripped = try PropertyListDecoder().decode(
+            ChecklistLibrary.self,
+            from: PropertyListEncoder().encode(first)
+        )
+        #expect(roundTripped == first)
+    }
+}

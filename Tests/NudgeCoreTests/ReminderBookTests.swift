@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import NudgeCore
+
+private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+@Suite struct ReminderBookTests {
+    @Test func anAddedItemDueLaterFiresOnceAtItsInstantAndIsRecordedAsHandled() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
+        let (item, added) = try book.addItem(text: "call mum", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        #expect(item.itemID == 1)
+        #expect(added.events.map(\.kind) == [.scheduled])
+        #expect(added.actions == [.armTimer(at: t0 + 60)])
+
+        clock.advance(by: 60)
+        let fired = book.advance()
+        #expect(
+            fired.deliveries.map(\.reminder) == [Reminder(itemID: 1, text: "call mum", listName: "List", due: t0 + 60)]
+        )
+        #expect(book.library.item(id: 1)?.lastFiredAt == t0 + 60)
+        #expect(fired.changes.count == 1)
+
+        clock.advance(by: 60)
+        #expect(book.advance().events.isEmpty)
+    }
+
+    @Test func checkingOffCancelsAndWithdraws() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
+        _ = try book.addItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        let (_, checked) = try book.editItem(itemID: 1, ItemEdit(checked: true))
+        #expect(checked.events.map(\.kind) == [.cancelled])
+        #expect(checked.actions.contains(.withdraw(itemID: 1)))
+        clock.advance(by: 120)
+        #expect(book.advance().deliveries.isEmpty)
+    }
+
+    @Test func deletingAListCancelsEveryReminderInIt() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
+        let (list, _) = try book.addList(name: "Trips", iconName: .trips)
+        _ = try book.addItem(text: "passport", listID: list.listID, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(text: "tickets", listID: list.listID, dueDate: t0 + 90, shouldRemind: true)
+        _ = try book.addItem(text: "stays", listID: 1, dueDate: t0 + 90, shouldRemind: true)
+        let removed = try book.removeList(listID: list.listID)
+        #expect(removed.events.map(\.kind) == [.cancelled, .cancelled])
+        #expect(Set(removed.events.map(\.itemID)) == [1, 2])
+        clock.advance(by: 100)
+        #expect(book.advance().deliveries.map(\.reminder.itemID) == [3])
+    }
+
+    @Test func renamingAListChangesTheNameItsRemindersCarry() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
+        _ = try book.addItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.updateList(listID: 1, name: "Chores")
+        clock.advance(by: 60)
+        #expect(book.advance().deliveries.map(\.reminder.listName) == ["Chores"])
+    }
+
+    @Test func startFiresWhatFellDueDuringDowntimeOnceAndRecordsIt() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
+        _ = try book.addItem(text: "late", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(text: "missed", listID: 1, dueDate: t0 + 120, shouldRemind: true)
+        _ = try book.addItem(text: "ahead", listID: 1, dueDate: t0 + 200_000, shouldRemind: true)
+        let saved = book.library
+
+        // Down from t0 until 30 s inside the 24 h window of "missed", so "late" is just outside it.
+        clock.set(t0 + 120 + 24 * 3600 - 30)
+        var restarted = ReminderBook(library: saved, clock: clock)
+        let started = restarted.start()
+        #expect(started.events.map(\.kind) == [.missed, .fired])
+        #expect(started.events.map(\.text) == ["late", "missed"])  // handled in due order
+        #expect(started.deliveries.first?.isLate == true)
+        #expect(started.actions.last == .armTimer(at: t0 + 200_000))
+        #expect(restarted.library.item(id: 1)?.lastFiredAt == t0 + 60)
+        #expect(restarted.library.item(id: 2)?.lastFiredAt == t0 + 120)
+
+        // A second restart from what the first one recorded handles nothing again.
+        var again = ReminderBook(library: restarted.library, clock: clock)
+        #expect(again.start().events.isEmpty)
+    }
+}
