@@ -44,12 +44,68 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         nextItemID = try container.decode(Int.self, forKey: .nextItemID)
         nextListID = try container.decode(Int.self, forKey: .nextListID)
         lists = try container.decode([Checklist].self, forKey: .lists)
+        try Self.validateIDs(nextItemID: nextItemID, nextListID: nextListID, lists: lists)
         // A file edited by hand, or written by an older build, must still never lead to a reused ID.
         let highestItemID = lists.lazy.flatMap(\.items).map(\.itemID).max() ?? 0
         nextItemID = max(nextItemID, highestItemID + 1)
         nextListID = max(nextListID, (lists.map(\.listID).max() ?? 0) + 1)
         lists.sort(by: Checklist.isOrderedBefore)
         rebuildLocations()
+    }
+
+    /// IDs above 2^53 are refused: normal use never gets near it, a JSON client would round such an ID, and
+    /// `id + 1` must never overflow however the file was edited.
+    public static let maximumID = 1 << 53
+
+    /// Every ID must be in range and used once: items are indexed by ID, so a duplicate would leave one item
+    /// unreachable and its reminder unreplaceable.
+    private static func validateIDs(nextItemID: Int, nextListID: Int, lists: [Checklist]) throws {
+        let range = 1...maximumID
+        func refuse(_ path: [PathKey], _ problem: String) -> DecodingError {
+            .dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: problem))
+        }
+        func outOfRange(_ id: Int) -> String { "\(id) is outside the allowed range 1...\(maximumID)" }
+        if !range.contains(nextItemID) { throw refuse([.key("nextItemID")], outOfRange(nextItemID)) }
+        if !range.contains(nextListID) { throw refuse([.key("nextListID")], outOfRange(nextListID)) }
+        var listPlaces: [Int: Int] = [:]
+        var itemPlaces: [Int: (list: Int, item: Int)] = [:]
+        for (listIndex, list) in lists.enumerated() {
+            let listPath: [PathKey] = [.key("lists"), .index(listIndex), .key("listID")]
+            if !range.contains(list.listID) { throw refuse(listPath, outOfRange(list.listID)) }
+            if let other = listPlaces[list.listID] {
+                throw refuse(listPath, "list ID \(list.listID) is used twice, here and at lists[\(other)]")
+            }
+            listPlaces[list.listID] = listIndex
+            for (itemIndex, item) in list.items.enumerated() {
+                let itemPath: [PathKey] = [
+                    .key("lists"), .index(listIndex), .key("items"), .index(itemIndex), .key("itemID"),
+                ]
+                if !range.contains(item.itemID) { throw refuse(itemPath, outOfRange(item.itemID)) }
+                if let other = itemPlaces[item.itemID] {
+                    throw refuse(
+                        itemPath,
+                        "item ID \(item.itemID) is used twice, here and at lists[\(other.list)].items[\(other.item)]"
+                    )
+                }
+                itemPlaces[item.itemID] = (listIndex, itemIndex)
+            }
+        }
+    }
+
+    /// A coding path element, so decoding errors name the exact field.
+    private enum PathKey: CodingKey {
+        case key(String)
+        case index(Int)
+
+        var stringValue: String {
+            switch self {
+            case .key(let name): name
+            case .index(let index): "Index \(index)"
+            }
+        }
+        var intValue: Int? { if case .index(let index) = self { index } else { nil } }
+        init?(stringValue: String) { self = .key(stringValue) }
+        init?(intValue: Int) { self = .index(intValue) }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,0 +1,127 @@
+import Foundation
+import NudgeCore
+
+/// Turns the library into the store's bytes and back. Every way a file can fail to load becomes a `StoreError` that
+/// names the byte or the field where it went wrong.
+///
+/// The file is a binary property list of `ChecklistLibrary` (formatVersion, nextItemID, nextListID, lists). XML
+/// property lists are read too, so a person can convert a store to XML, edit it by hand and put it back; the next
+/// save writes binary again.
+enum LibraryCoding {
+    static func encode(_ library: ChecklistLibrary, path: String) throws(StoreError) -> Data {
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
+        do {
+            return try encoder.encode(library)
+        } catch {
+            throw .encodingFailed(path: path, reason: "\(error)")
+        }
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> ChecklistLibrary {
+        let isXML = isXML(bytes)
+        if !isXML, let problem = BinaryPropertyListCheck.problem(in: bytes) {
+            throw .notAPropertyList(path: path, problem: problem)
+        }
+        let data = Data(bytes)
+        let decoder = PropertyListDecoder()
+
+        // The version first, so a newer layout is reported as newer, not as a broken field.
+        let formatVersion: Int
+        do {
+            formatVersion = try decoder.decode(VersionOnly.self, from: data).formatVersion
+        } catch {
+            throw storeError(for: error, path: path, isXML: isXML)
+        }
+        let current = ChecklistLibrary.currentFormatVersion
+        guard formatVersion <= current else {
+            throw .newerFormat(path: path, found: formatVersion, supported: current)
+        }
+        guard formatVersion >= 1 else {
+            throw .invalidContent(
+                path: path,
+                field: "formatVersion",
+                problem: "\(formatVersion) is not a format version; versions start at 1"
+            )
+        }
+
+        do {
+            return try decoder.decode(ChecklistLibrary.self, from: data)
+        } catch {
+            throw storeError(for: error, path: path, isXML: isXML)
+        }
+    }
+
+    // MARK: Private
+
+    /// Just the version, which every layout keeps at the top level.
+    private struct VersionOnly: Decodable {
+        var formatVersion: Int
+    }
+
+    /// Decoding errors name the field through their coding path; that path is what the user needs to fix the file.
+    private static func storeError(for error: any Error, path: String, isXML: Bool) -> StoreError {
+        guard let error = error as? DecodingError else {
+            return .notAPropertyList(path: path, problem: "could not be decoded (\(error))")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return .invalidContent(path: path, field: fieldPath(context.codingPath + [key]), problem: "it is missing")
+        case .typeMismatch(let type, let context):
+            return .invalidContent(
+                path: path,
+                field: fieldPath(context.codingPath),
+                problem: "it should be \(typeName(type)) (\(context.debugDescription))"
+            )
+        case .valueNotFound(let type, let context):
+            return .invalidContent(
+                path: path,
+                field: fieldPath(context.codingPath),
+                problem: "it has no value where \(typeName(type)) is needed"
+            )
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // The structural check passed (or the file is XML), but the parser still failed inside an object.
+            let kind = isXML ? "a valid XML property list" : "a valid binary property list"
+            // The parser's own words ("Invalid marker", "unexpected EOF ...") are in the underlying error.
+            let detail = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return .notAPropertyList(path: path, problem: "is not \(kind) (\(detail ?? context.debugDescription))")
+        case .dataCorrupted(let context):
+            return .invalidContent(path: path, field: fieldPath(context.codingPath), problem: context.debugDescription)
+        @unknown default:
+            return .notAPropertyList(path: path, problem: "could not be decoded (\(error))")
+        }
+    }
+
+    /// `lists[0].items[2].dueDate`: array positions as subscripts, keys joined by dots.
+    private static func fieldPath(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return text.isEmpty ? "(the top level)" : text
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type: "an integer"
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Date.Type: "a date"
+        case is [String: Any].Type: "a dictionary"
+        case is [Any].Type: "an array"
+        default: "\(type)"
+        }
+    }
+
+    /// XML property lists start with an XML declaration or the plist element, maybe after a BOM and whitespace.
+    private static func isXML(_ bytes: [UInt8]) -> Bool {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let body = bytes.starts(with: bom) ? bytes.dropFirst(bom.count) : bytes[...]
+        let start = body.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        return ["<?xml", "<!DOCTYPE plist", "<plist"].contains { start.starts(with: Array($0.utf8)) }
+    }
+}

@@ -1,0 +1,80 @@
+import Glibc
+import SystemPackage
+
+/// The few C calls swift-system does not wrap, each behind one helper that retries `EINTR` and turns a `-1` into a
+/// typed `Errno`, so no return code is dropped (the pattern of swift-system's `valueOrErrno`).
+enum SystemCall {
+    /// Flushes a file's data and metadata to the device; the store's writes are durable only after this.
+    static func fsync(_ fd: FileDescriptor) throws(Errno) {
+        _ = try valueOrErrno { Glibc.fsync(fd.rawValue) }
+    }
+
+    /// Sets permissions exactly, whatever the umask took away when the file was created.
+    static func fchmod(_ fd: FileDescriptor, _ permissions: FilePermissions) throws(Errno) {
+        _ = try valueOrErrno { Glibc.fchmod(fd.rawValue, permissions.rawValue) }
+    }
+
+    /// Takes an exclusive lock without waiting; throws `.wouldBlock` when another open file description holds it.
+    static func lockExclusiveWithoutWaiting(_ fd: FileDescriptor) throws(Errno) {
+        _ = try valueOrErrno { flock(fd.rawValue, LOCK_EX | LOCK_NB) }
+    }
+
+    static func rename(_ source: String, to destination: String) throws(Errno) {
+        _ = try valueOrErrno {
+            source.withCString { source in destination.withCString { Glibc.rename(source, $0) } }
+        }
+    }
+
+    static func unlink(_ path: String) throws(Errno) {
+        _ = try valueOrErrno { path.withCString { Glibc.unlink($0) } }
+    }
+
+    static func mkdir(_ path: String, _ permissions: FilePermissions) throws(Errno) {
+        _ = try valueOrErrno { path.withCString { Glibc.mkdir($0, permissions.rawValue) } }
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    static func directoryEntries(_ path: String) throws(Errno) -> [String] {
+        guard let directory = path.withCString({ Glibc.opendir($0) }) else { throw Errno(rawValue: Glibc.errno) }
+        // Read-only: closedir can only fail on a bad handle, and nothing could be lost.
+        defer { _ = Glibc.closedir(directory) }
+        var names: [String] = []
+        while true {
+            // readdir returns nil both at the end and on error; only errno tells them apart.
+            Glibc.errno = 0
+            guard let entry = Glibc.readdir(directory) else {
+                if Glibc.errno != 0 { throw Errno(rawValue: Glibc.errno) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    /// Cannot fail.
+    static func processID() -> Int { Int(Glibc.getpid()) }
+
+    /// swift-system's `FileDescriptor` methods are declared `throws` but only ever throw `Errno`; this gives the
+    /// type back so callers can say which errno happened.
+    static func typed<Result>(_ body: () throws -> Result) throws(Errno) -> Result {
+        do {
+            return try body()
+        } catch let error as Errno {
+            throw error
+        } catch {
+            // Unreachable with swift-system 1.x; an I/O error is the honest fallback if that ever changes.
+            throw .ioError
+        }
+    }
+
+    private static func valueOrErrno<I: FixedWidthInteger>(_ call: () -> I) throws(Errno) -> I {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let error = Errno(rawValue: Glibc.errno)
+            if error != .interrupted { throw error }
+        }
+    }
+}
