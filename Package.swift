@@ -5,11 +5,19 @@ let package = Package(
     name: "nudge",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "nudged", targets: ["nudged"]),
+        .executable(name: "nudge", targets: ["nudge"]),
         .library(name: "NudgeCore", targets: ["NudgeCore"]),
         .library(name: "NudgeStore", targets: ["NudgeStore"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1")
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Model, ID allocation, the replacement scheduler, events and time input. No I/O.
@@ -22,8 +30,45 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The wire format of the HTTP API, shared by nudged and every client.
+        .target(name: "NudgeAPI", dependencies: ["NudgeCore"]),
+        // Where reminders go: the sink protocol and its implementations.
+        .target(
+            name: "NudgeSinks",
+            dependencies: [
+                "NudgeCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Linux headers Glibc's module map leaves out (timerfd).
+        .systemLibrary(name: "CLinux"),
+        // The service: timer driver, store writer, API server.
+        .target(
+            name: "NudgeDaemon",
+            dependencies: [
+                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeAPI", "CLinux",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "nudged", dependencies: ["NudgeDaemon"]),
+        .executableTarget(
+            name: "nudge",
+            dependencies: [
+                "NudgeCore", "NudgeAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"]),
+        .testTarget(name: "NudgeDaemonTests", dependencies: ["NudgeDaemon", "NudgeStore", "NudgeCore"]),
+        // Runs the real nudged and nudge binaries; `swift build` first, so both exist.
+        .testTarget(name: "IntegrationTests", dependencies: ["NudgeAPI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,39 +14,39 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Code
     public let description: String
 
-    static func unknownIcon(_ name: String) -> ModelError {
+    public static func unknownIcon(_ name: String) -> ModelError {
         let valid = IconName.allCases.map(\.rawValue).joined(separator: ", ")
         return ModelError(code: .unknownIcon, description: "unknown icon \"\(name)\"; valid icons are: \(valid)")
     }
 
-    static func unknownList(_ listID: Int) -> ModelError {
+    public static func unknownList(_ listID: Int) -> ModelError {
         ModelError(code: .unknownList, description: "there is no list with ID \(listID)")
     }
 
-    static func unknownList(named name: String) -> ModelError {
+    public static func unknownList(named name: String) -> ModelError {
         ModelError(code: .unknownList, description: "there is no list named \"\(name)\"")
     }
 
-    static func unknownItem(_ itemID: Int) -> ModelError {
+    public static func unknownItem(_ itemID: Int) -> ModelError {
         ModelError(code: .unknownItem, description: "there is no item with ID \(itemID)")
     }
 
-    static func duplicateListName(_ name: String) -> ModelError {
+    public static func duplicateListName(_ name: String) -> ModelError {
         ModelError(
             code: .duplicateListName,
             description: "a list named \"\(name)\" already exists; list names are unique, ignoring case"
         )
     }
 
-    static func duplicateListID(_ listID: Int) -> ModelError {
+    public static func duplicateListID(_ listID: Int) -> ModelError {
         ModelError(code: .duplicateListID, description: "a list with ID \(listID) already exists")
     }
 
-    static func emptyText(_ what: String) -> ModelError {
+    public static func emptyText(_ what: String) -> ModelError {
         ModelError(code: .emptyText, description: "\(what) must not be empty")
     }
 
-    static func lastList(_ name: String) -> ModelError {
+    public static func lastList(_ name: String) -> ModelError {
         ModelError(
             code: .lastList,
             description: "\"\(name)\" is the only list and cannot be removed; add another list first"

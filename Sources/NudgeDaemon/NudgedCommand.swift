@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NudgeAPI
+import NudgeCore
+import NudgeSinks
+import NudgeStore
+import ServiceLifecycle
+
+/// `nudged`: the reminder service. Owns the store, keeps one pending reminder per item, fires them on time, and
+/// serves the API on a Unix socket until SIGTERM or SIGINT.
+public struct NudgedCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "nudged",
+        abstract: "The nudge reminder service: keeps your checklists and fires their reminders on time.",
+        discussion: """
+            nudged owns the store (one binary property list) and serves the nudge API, HTTP/1.1 + JSON, on a Unix \
+            socket that only your user may use. Talk to it with `nudge`, or with any HTTP client:
+
+              curl --unix-socket "$XDG_RUNTIME_DIR/nudge/nudged.sock" http://localhost/v1/items
+
+            Paths: --store, else $NUDGE_STORE, else $XDG_DATA_HOME/nudge/Checklists.plist \
+            (~/.local/share/nudge/Checklists.plist). --socket, else $NUDGE_SOCKET, else \
+            $XDG_RUNTIME_DIR/nudge/nudged.sock; with XDG_RUNTIME_DIR unset, /run/user/$UID if it exists, else \
+            /tmp/nudge-$UID, in a 0700 directory.
+
+            On start, reminders that fell due while nudged was not running fire once, marked late, if they are \
+            within the catch-up window, and are reported missed otherwise. SIGTERM or SIGINT stop it cleanly; \
+            every change it acknowledged is already on disk.
+
+            Reminders are delivered to the log sink: one log line on stderr each.
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The store file.", valueName: "path"))
+    var store: String?
+
+    @Option(name: .long, help: ArgumentHelp("The Unix socket to serve the API on.", valueName: "path"))
+    var socket: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Reminders missed by less than this while nudged was down still fire, late; older ones are reported missed. A number with s, m, h or d.",
+            valueName: "duration"
+        )
+    )
+    var catchUpWindow: String = "24h"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level")
+    )
+    var logLevel: String = "info"
+
+    public init() {}
+
+    public func validate() throws {
+        guard Self.seconds(catchUpWindow) != nil else {
+            throw ValidationError(
+                "--catch-up-window \"\(catchUpWindow)\" is not a duration; use a whole number with s, m, h or d, like 24h or 90m"
+            )
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError(
+                "--log-level \"\(logLevel)\" is not a level; use one of trace, debug, info, notice, warning, error, critical"
+            )
+        }
+    }
+
+    public func run() async throws {
+        var logger = Logger(label: "nudged") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let paths = ServicePaths(storeFlag: store, socketFlag: socket)
+        do {
+            try await Daemon(paths: paths, catchUpWindow: Self.seconds(catchUpWindow) ?? 86_400, logger: logger).run()
+        } catch let error as DaemonError {
+            FileHandle.standardError.write(Data("nudged: \(error.message)\n".utf8))
+            throw ExitCode.failure
+        } catch let error as StoreError {
+            FileHandle.standardError.write(Data("nudged: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// `90s`, `15m`, `24h`, `2d`, or plain seconds.
+    static func seconds(_ text: String) -> TimeInterval? {
+        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let last = text.last, let unit = units[last], let amount = Int(text.dropLast()), amount >= 0 {
+            return TimeInterval(amount) * unit
+        }
+        return Int(text).flatMap { $0 >= 0 ? TimeInterval($0) : nil }
+    }
+}
+
+/// A start-up failure, said as one sentence.
+struct DaemonError: Error {
+    let message: String
+}
+
+/// One run of the service, from opening the store to removing the socket.
+struct Daemon {
+    let paths: ServicePaths
+    let catchUpWindow: TimeInterval
+    let logger: Logger
+
+    func run() async throws {
+        // Past a file-size limit (RLIMIT_FSIZE) a save must fail with EFBIG and be answered as an error, like a
+        // full disk; the default action of SIGXFSZ would kill the daemon instead.
+        signal(SIGXFSZ, SIG_IGN)
+        try SocketDirectory.prepare(for: paths.socket)
+        let store = try ChecklistStore.open(path: paths.store)
+        defer { store.close() }
+        let sinks: [any ReminderSink] = [LogSink(logger: logger)]
+        let service = ReminderService(
+            store: store,
+            clock: SystemWallClock(),
+            catchUpWindow: catchUpWindow,
+            sinks: sinks,
+            logger: logger
+        )
+        try await service.start()
+        try SocketDirectory.removeStaleSocket(at: paths.socket)
+        let server = try APIServer.make(service: service, socket: paths.socket, logger: logger)
+        defer { unlink(paths.socket) }
+        logger.notice(
+            "nudged serving \(paths.socket) (\(paths.runtimeDirectoryReason)); store \(paths.store); sinks: \(sinks.map(\.name).joined(separator: ", "))"
+        )
+        // Services stop in reverse order: the scheduler first, which ends every event stream (a server waiting for
+        // a `watch` client's endless stream would never finish), then the server, finishing requests in flight.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [server, SchedulerService(service: service)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        logger.notice("nudged stopped; every acknowledged change is on disk")
+    }
+}
+
+/// Keeps the scheduler's timer running until shutdown begins, then stops it and ends the event streams.
+struct SchedulerService: Service {
+    let service: ReminderService
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await service.stop()
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Logging
+import NudgeAPI
+import NudgeCore
+import NudgeSinks
+import NudgeStore
+
+/// The heart of nudged: owns the checklists and their reminders, and turns each request or timer wake-up into a
+/// durable change, then into deliveries, withdrawals, events and a re-armed timer.
+///
+/// Every operation is applied to the in-memory book first, in actor order, and answered only once its changes are
+/// durable. If a write fails, the book is reloaded from what the store holds, so memory never runs ahead of disk.
+actor ReminderService {
+    private var book: ReminderBook
+    private let writer: StoreWriter
+    private let sinks: [any ReminderSink]
+    let events: EventHub
+    private let logger: Logger
+    private var timer: WallClockTimer?
+
+    init(
+        store: ChecklistStore,
+        clock: any WallClock,
+        catchUpWindow: TimeInterval,
+        sinks: [any ReminderSink],
+        logger: Logger
+    ) {
+        book = ReminderBook(library: store.library, clock: clock, catchUpWindow: catchUpWindow)
+        writer = StoreWriter(store: store)
+        self.sinks = sinks
+        events = EventHub()
+        self.logger = logger
+    }
+
+    /// Schedules what the store holds, fires late or reports missed what fell due while nudged was down, and starts
+    /// the timer.
+    func start() async throws {
+        let outcome = book.start()
+        try await writer.commit(outcome.changes)
+        timer = try WallClockTimer { [weak self] in
+            guard let self else { return }
+            Task { await self.advance() }
+        }
+        carryOut(outcome)
+    }
+
+    /// Stops the timer; every acknowledged change is already durable.
+    func stop() {
+        timer?.stop()
+        timer = nil
+        events.finish()
+    }
+
+    /// The timer fired or the wall clock was set.
+    func advance() async {
+        do {
+            try await perform { book in book.advance() }
+        } catch {
+            logger.error("could not record fired reminders: \(error)")
+        }
+    }
+
+    // MARK: Reading
+
+    var library: ChecklistLibrary { book.library }
+    var pending: [Reminder] { book.scheduler.pendingReminders }
+    var writeCount: Int { writer.writeCount }
+
+    func health(socket: String) -> HealthResource {
+        HealthResource(
+            status: "ok",
+            pid: getpid(),
+            store: writer.store.path,
+            socket: socket,
+            items: book.library.itemCount,
+            pending: book.scheduler.pendingCount,
+            nextDue: book.scheduler.nextDue
+        )
+    }
+
+    func itemResource(_ itemID: Int) throws(ModelError) -> ItemResource {
+        guard let item = book.library.item(id: itemID), let list = book.library.list(containing: itemID) else {
+            throw ModelError.unknownItem(itemID)
+        }
+        return ItemResource(item, list: list, pendingDue: book.scheduler.pendingReminder(for: itemID)?.due)
+    }
+
+    /// Items of one list or all lists; unchecked ones only unless `includeChecked`.
+    func itemResources(listName: String?, includeChecked: Bool) throws(ModelError) -> [ItemResource] {
+        var lists = book.library.lists
+        if let listName {
+            guard let list = book.library.list(named: listName) else { throw ModelError.unknownList(named: listName) }
+            lists = [list]
+        }
+        return lists.flatMap { list in
+            list.items.filter { includeChecked || !$0.checked }.map {
+                ItemResource($0, list: list, pendingDue: book.scheduler.pendingReminder(for: $0.itemID)?.due)
+            }
+        }
+    }
+
+    func listResources() -> [ListResource] { book.library.lists.map(ListResource.init) }
+
+    func listResource(_ listID: Int) throws(ModelError) -> ListResource {
+        guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
+        return ListResource(list)
+    }
+
+    // MARK: Changing
+
+    func addItem(_ request: NewItemRequest) async throws -> ItemResource {
+        let listID = try resolveList(id: request.listID, name: request.list) ?? book.library.lists[0].listID
+        let item = try await perform { (book) throws(ModelError) in
+            try book.addItem(
+                text: request.text,
+                listID: listID,
+                dueDate: request.dueDate,
+                shouldRemind: request.shouldRemind ?? (request.dueDate != nil)
+            )
+        }
+        return try itemResource(item.itemID)
+    }
+
+    func editItem(_ itemID: Int, _ request: ItemPatchRequest) async throws -> ItemResource {
+        let edit = ItemEdit(
+            text: request.text,
+            checked: request.checked,
+            dueDate: request.dueDate,
+            clearsDueDate: request.clearsDueDate,
+            shouldRemind: request.shouldRemind,
+            listID: try resolveList(id: request.listID, name: request.list)
+        )
+        _ = try await perform { (book) throws(ModelError) in try book.editItem(itemID: itemID, edit) }
+        return try itemResource(itemID)
+    }
+
+    func removeItem(_ itemID: Int) async throws {
+        try await perform { (book) throws(ModelError) in try book.removeItem(itemID: itemID) }
+    }
+
+    func addList(_ request: NewListRequest) async throws -> ListResource {
+        let icon = try request.iconName.map { (name) throws(ModelError) in try IconName(validating: name) } ?? .noIcon
+        let list = try await perform { (book) throws(ModelError) in try book.addList(name: request.name, iconName: icon)
+        }
+        return try listResource(list.listID)
+    }
+
+    func updateList(_ listID: Int, _ request: ListPatchRequest) async throws -> ListResource {
+        let icon = try request.iconName.map { (name) throws(ModelError) in try IconName(validating: name) }
+        try await perform { (book) throws(ModelError) in
+            try book.updateList(listID: listID, name: request.name, iconName: icon)
+        }
+        return try listResource(listID)
+    }
+
+    func removeList(_ listID: Int) async throws {
+        try await perform { (book) throws(ModelError) in try book.removeList(listID: listID) }
+    }
+
+    // MARK: Private
+
+    private func resolveList(id: Int?, name: String?) throws(ModelError) -> Int? {
+        if let id { return id }
+        guard let name else { return nil }
+        guard let list = book.library.list(named: name) else { throw ModelError.unknownList(named: name) }
+        return list.listID
+    }
+
+    private func perform(_ operation: (inout ReminderBook) throws(ModelError) -> ReminderBook.Outcome) async throws {
+        _ = try await perform { (book) throws(ModelError) in ((), try operation(&book)) }
+    }
+
+    /// Applies an operation in memory, waits until its changes are durable, then carries out what it decided.
+    private func perform<Value>(
+        _ operation: (inout ReminderBook) throws(ModelError) -> (Value, ReminderBook.Outcome)
+    ) async throws -> Value {
+        let (value, outcome) = try operation(&book)
+        do {
+            try await writer.commit(outcome.changes)
+        } catch {
+            resynchronize(after: error)
+            throw error
+        }
+        carryOut(outcome)
+        return value
+    }
+
+    /// A write failed: what is in memory may be ahead of disk, so start again from what is durable. Only the
+    /// first failed operation to get here reloads; the writer refuses commits until then.
+    private func resynchronize(after error: any Error) {
+        let durable = writer.store.library
+        guard durable != book.library else {
+            writer.resynchronized()
+            return
+        }
+        logger.error("saving failed (\(error)); reloading the last saved state")
+        book = ReminderBook(library: durable, clock: book.clock, catchUpWindow: book.scheduler.catchUpWindow)
+        writer.resynchronized()
+        // Reminders that fell due meanwhile are caught up by the next successful operation or wake-up.
+        timer?.arm(at: book.clock.now())
+    }
+
+    private func carryOut(_ outcome: ReminderBook.Outcome) {
+        for action in outcome.actions {
+            switch action {
+            case .deliver(let delivery):
+                for sink in sinks { Task { await sink.deliver(delivery) } }
+            case .withdraw(let itemID):
+                for sink in sinks { Task { await sink.withdraw(itemID: itemID) } }
+            case .armTimer, .disarmTimer:
+                break  // The timer follows the scheduler's state below, whatever order operations finished in.
+            }
+        }
+        timer?.arm(at: book.scheduler.nextDue)
+        for event in outcome.events {
+            logger.info(
+                "\(event.kind.rawValue) item \(event.itemID)",
+                metadata: ["due": "\(event.due.formatted(.iso8601))", "event": "\(event.kind.rawValue)"]
+            )
+        }
+        events.publish(outcome.events)
+    }
+}

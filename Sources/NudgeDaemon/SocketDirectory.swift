@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+
+/// The socket's directory must be ours alone: it is created 0700, and one that someone else owns or others can
+/// enter is refused rather than used.
+enum SocketDirectory {
+    static func prepare(for socket: String) throws {
+        let directory = (socket as NSString).deletingLastPathComponent
+        guard !directory.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw DaemonError(message: "cannot create the socket directory \(directory): \(error.localizedDescription)")
+        }
+        var info = stat()
+        guard lstat(directory, &info) == 0 else {
+            throw DaemonError(
+                message: "cannot inspect the socket directory \(directory): \(String(cString: strerror(errno)))"
+            )
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else {
+            throw DaemonError(
+                message:
+                    "the socket directory \(directory) is not a directory owned by uid \(getuid()); remove it or choose another --socket"
+            )
+        }
+        if info.st_mode & 0o077 != 0 {
+            guard chmod(directory, 0o700) == 0 else {
+                throw DaemonError(
+                    message:
+                        "cannot make the socket directory \(directory) private (chmod 0700): \(String(cString: strerror(errno)))"
+                )
+            }
+        }
+    }
+
+    /// A socket file left by a nudged that died is removed; one that still answers belongs to a live nudged.
+    static func removeStaleSocket(at path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        if isListening(path) {
+            throw DaemonError(
+                message: "another nudged is already serving \(path); stop it, or start this one with another --socket"
+            )
+        }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw DaemonError(message: "cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func isListening(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+}

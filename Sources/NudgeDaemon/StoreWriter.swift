@@ -1,0 +1,79 @@
+import Dispatch
+import NudgeCore
+import NudgeStore
+import Synchronization
+
+/// Makes changes durable with group commit: changes that arrive while a write is in flight are written together
+/// in the next one, and each caller resumes only once its changes are on disk.
+///
+/// When a write fails, its changes and every change queued behind it (computed on top of them) fail, and so does
+/// every later commit until `resynchronized()`: the service must first reload what is durable.
+final class StoreWriter: Sendable {
+    let store: ChecklistStore
+    /// Where writes block on fsync, off the concurrency pool.
+    private let queue: DispatchQueue
+    private let state = Mutex(State())
+
+    private struct State: ~Copyable {
+        var waiting: [(changes: [ChecklistChange], continuation: CheckedContinuation<Void, any Error>)] = []
+        var writing = false
+        var failure: StoreError?
+        var writes = 0
+    }
+
+    init(store: ChecklistStore, queue: DispatchQueue = DispatchQueue(label: "nudged.store-writer")) {
+        self.store = store
+        self.queue = queue
+    }
+
+    /// How many writes have been made: with group commit, fewer than the commits.
+    var writeCount: Int { state.withLock { $0.writes } }
+
+    /// How many commits wait for the next write.
+    var queuedCount: Int { state.withLock { $0.waiting.count } }
+
+    func commit(_ changes: [ChecklistChange]) async throws {
+        guard !changes.isEmpty else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let startWriting: Bool = state.withLock { state in
+                if let failure = state.failure {
+                    continuation.resume(throwing: failure)
+                    return false
+                }
+                state.waiting.append((changes, continuation))
+                guard !state.writing else { return false }
+                state.writing = true
+                return true
+            }
+            if startWriting { queue.async { self.drain() } }
+        }
+    }
+
+    /// The service has reloaded the durable state: commits may go ahead again.
+    func resynchronized() {
+        state.withLock { $0.failure = nil }
+    }
+
+    private func drain() {
+        while true {
+            let batch = state.withLock { state in
+                defer { state.waiting = [] }
+                if state.waiting.isEmpty { state.writing = false }
+                return state.waiting
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                try store.commit(batch.flatMap(\.changes))
+                state.withLock { $0.writes += 1 }
+                for waiter in batch { waiter.continuation.resume() }
+            } catch {
+                let behind = state.withLock { state in
+                    state.failure = error
+                    defer { state.waiting = [] }
+                    return state.waiting
+                }
+                for waiter in batch + behind { waiter.continuation.resume(throwing: error) }
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import CLinux
+import Foundation
+import Glibc
+import Synchronization
+
+/// One wake-up at a wall-clock instant, with no polling: a timerfd on CLOCK_REALTIME armed with TFD_TIMER_ABSTIME
+/// and TFD_TIMER_CANCEL_ON_SET, read by one thread that sleeps in `read(2)` until the instant comes or the wall
+/// clock is set (date change, NTP step, resume from suspend), and then calls `onWake`.
+final class WallClockTimer: Sendable {
+    private let descriptor: Int32
+    private let stopping = Atomic<Bool>(false)
+    private let onWake: @Sendable () -> Void
+
+    init(onWake: @escaping @Sendable () -> Void) throws {
+        let descriptor = timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC))
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        self.descriptor = descriptor
+        self.onWake = onWake
+        let thread = Thread { [self] in self.run() }
+        thread.name = "nudged-timer"
+        thread.start()
+    }
+
+    /// Wakes at `instant`, replacing any earlier arming; nil disarms. An instant in the past wakes at once.
+    func arm(at instant: Date?) {
+        guard let instant else {
+            set(seconds: 0, nanoseconds: 0)
+            return
+        }
+        let seconds = instant.timeIntervalSince1970.rounded(.down)
+        // timerfd treats 0/0 as "disarm", so the earliest instant we arm is 1 ns after the epoch.
+        let nanoseconds = max(Int((instant.timeIntervalSince1970 - seconds) * 1e9), seconds <= 0 ? 1 : 0)
+        set(seconds: max(Int(seconds), 0), nanoseconds: nanoseconds)
+    }
+
+    /// Ends the reading thread.
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        set(seconds: 0, nanoseconds: 1)
+    }
+
+    private func set(seconds: Int, nanoseconds: Int) {
+        var value = itimerspec()
+        value.it_value = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
+        let flags = Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET)
+        // Only EINVAL or EBADF are possible here, and both would be bugs in this file.
+        let result = timerfd_settime(descriptor, flags, &value, nil)
+        precondition(result == 0, "timerfd_settime failed: errno \(errno)")
+    }
+
+    private func run() {
+        var expirations: UInt64 = 0
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            let count = read(descriptor, &expirations, MemoryLayout<UInt64>.size)
+            if count < 0 && errno == EINTR { continue }
+            if stopping.load(ordering: .sequentiallyConsistent) { break }
+            // Expired (count == 8) or ECANCELED because the clock was set: either way, time to look again.
+            onWake()
+        }
+        close(descriptor)
+    }
+}

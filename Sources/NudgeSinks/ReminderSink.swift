@@ -1,0 +1,63 @@
+import Logging
+import NudgeCore
+import Synchronization
+
+/// Somewhere a fired reminder goes. The daemon calls every sink without waiting on any other, so a slow sink
+/// delays nothing but itself.
+public protocol ReminderSink: Sendable {
+    /// A short name for logs and `--help`: `log`, `record`, `journal`, `desktop`, `command`.
+    var name: String { get }
+    /// Shows or sends the reminder.
+    func deliver(_ delivery: Delivery) async
+    /// The item is done, deleted or no longer wants reminding: take back what this sink still shows of it.
+    func withdraw(itemID: Int) async
+}
+
+/// Keeps every delivery and withdrawal in memory, in order: for tests, and for people testing notification logic.
+public final class RecordSink: ReminderSink {
+    public enum Entry: Sendable, Equatable {
+        case delivered(Delivery)
+        case withdrawn(itemID: Int)
+    }
+
+    public let name = "record"
+    private let recorded = Mutex<[Entry]>([])
+
+    public init() {}
+
+    public var entries: [Entry] { recorded.withLock { $0 } }
+
+    public func deliver(_ delivery: Delivery) async {
+        recorded.withLock { $0.append(.delivered(delivery)) }
+    }
+
+    public func withdraw(itemID: Int) async {
+        recorded.withLock { $0.append(.withdrawn(itemID: itemID)) }
+    }
+}
+
+/// Writes each reminder as a log line (stderr by default): useful before the journal and desktop are set up, and
+/// on any machine where stderr is collected.
+public struct LogSink: ReminderSink {
+    public let name = "log"
+    private let logger: Logger
+
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    public func deliver(_ delivery: Delivery) async {
+        let reminder = delivery.reminder
+        logger.notice(
+            "reminder: \(reminder.text)",
+            metadata: [
+                "item": "\(reminder.itemID)",
+                "list": "\(reminder.listName)",
+                "due": "\(reminder.due.formatted(.iso8601))",
+                "late": "\(delivery.isLate ? "\(Int(delivery.lateBy))s" : "no")",
+            ]
+        )
+    }
+
+    public func withdraw(itemID: Int) async {}
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import NudgeAPI
+
+/// `nudge add TEXT [--list NAME] [--due WHEN] [--remind|--no-remind]`: POST /v1/items.
+struct AddCommand: DaemonCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add an item to a checklist and print its ID.",
+        discussion: """
+            Prints the new item's ID alone on stdout, so a script can capture it:
+
+              id=$(nudge add water the plants --due "today 17:00")
+
+            --due implies --remind: an item with a due date reminds you when it falls due, unless --no-remind is \
+            given. Without --list the item goes to the first list.
+
+            \(SharedArguments.whenDiscussion)
+            """
+    )
+
+    @Argument(help: "What to do; several words are joined with spaces.")
+    var text: [String]
+
+    @Option(
+        help: ArgumentHelp(
+            "The list to add it to, by name, ignoring case (default: the first list).",
+            valueName: "name"
+        )
+    )
+    var list: String?
+
+    @Option(
+        help: ArgumentHelp("When it is due (see below); implies --remind.", valueName: "when"),
+        transform: SharedArguments.parseDue
+    )
+    var due: Date?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Whether to remind when it falls due (default: --remind with --due, else --no-remind)."
+    )
+    var remind: Bool?
+
+    @OptionGroup var global: GlobalOptions
+
+    mutating func validate() throws {
+        _ = try SharedArguments.text(text)
+    }
+
+    func run() async throws {
+        let request = NewItemRequest(
+            text: try SharedArguments.text(text),
+            list: list,
+            dueDate: due,
+            shouldRemind: remind ?? (due != nil ? true : nil)
+        )
+        try await DaemonClient.withConnection(to: global.socketPath) { client in
+            let answer = try await client.send(.POST, APIPath.items, json: request)
+            if global.json { return Output.json(answer) }
+            Output.line(String(try client.decode(ItemResource.self, from: answer).itemID))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import NudgeAPI
+
+/// `nudge edit ID [--text T] [--due WHEN | --no-due] [--remind|--no-remind] [--list NAME]`: PATCH /v1/items/ID.
+struct EditCommand: DaemonCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Change an item's text, due date, reminder or list.",
+        discussion: """
+            Fields not given stay as they are; at least one change is required. Any edit replaces the item's \
+            pending reminder. Unlike 'add', --due here does not switch reminding on; add --remind for that:
+
+              nudge edit 7 --due "tomorrow 9am" --remind
+              nudge edit 7 --no-due
+
+            \(SharedArguments.whenDiscussion)
+            """
+    )
+
+    @Argument(help: "The item's ID, as 'nudge ls' shows it.")
+    var id: Int
+
+    @Option(help: ArgumentHelp("The new text.", valueName: "text"))
+    var text: String?
+
+    @Option(help: ArgumentHelp("The new due date (see below).", valueName: "when"), transform: SharedArguments.parseDue)
+    var due: Date?
+
+    @Flag(help: "Remove the due date (and so any pending reminder).")
+    var noDue = false
+
+    @Flag(inversion: .prefixedNo, help: "Whether to remind when it falls due.")
+    var remind: Bool?
+
+    @Option(help: ArgumentHelp("Move it to this list, by name, ignoring case.", valueName: "name"))
+    var list: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    mutating func validate() throws {
+        if due != nil && noDue {
+            throw ValidationError("--due and --no-due contradict each other; give one of them")
+        }
+        if text == nil && due == nil && !noDue && remind == nil && list == nil {
+            throw ValidationError("nothing to change: give --text, --due, --no-due, --remind, --no-remind or --list")
+        }
+        if let text, text.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--text is empty; say what to do")
+        }
+    }
+
+    func run() async throws {
+        let patch = ItemPatchRequest(text: text, dueDate: due, clearsDueDate: noDue, shouldRemind: remind, list: list)
+        try await DaemonClient.withConnection(to: global.socketPath) { client in
+            let answer = try await client.send(.PATCH, APIPath.item(id), json: patch)
+            if global.json { return Output.json(answer) }
+            let item = try client.decode(ItemResource.self, from: answer)
+            Output.line(Render.itemSummary(item, time: LocalTimeFormat()))
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+import NudgeAPI
+
+/// `nudge lists`: GET /v1/lists.
+struct ListsCommand: DaemonCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lists",
+        abstract: "Show the checklists: name, icon, and how many items remain.",
+        discussion: "Change them with 'nudge list add|rename|rm|icon'."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await DaemonClient.withConnection(to: global.socketPath) { client in
+            let answer = try await client.send(.GET, APIPath.lists)
+            if global.json { return Output.json(answer) }
+            Output.lines(Render.lists(try client.decode([ListResource].self, from: answer)))
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import NudgeCore
+
+/// Reading the arguments several commands share: a due date as people type it, and an icon name.
+enum SharedArguments {
+    static let whenDiscussion = """
+        WHEN is local time unless it names an offset: 2026-12-01T09:00, "2026-12-01 9:30pm", "today 17:00", \
+        "tomorrow 9am", "fri at 5pm", noon, "in 10m", "in 1h30m", +2h, now. A day alone means 09:00 that day; \
+        a time alone means its next occurrence.
+        """
+
+    /// `--due`: parsed when the arguments are, so a mistake is a usage error (exit 2) naming the part not understood.
+    @Sendable static func parseDue(_ text: String) throws -> Date {
+        try TimeInput(now: Date(), timeZone: .current).parse(text)
+    }
+
+    static let iconNames = IconName.allCases.map(\.rawValue)
+
+    static let iconDiscussion =
+        "Icons: " + iconNames.joined(separator: ", ") + " (any case; quote names with spaces: \"no icon\")."
+
+    @Sendable static func parseIcon(_ text: String) throws -> IconName {
+        try IconName(validating: text)
+    }
+
+    /// An item's text, from one or several words.
+    static func text(_ words: [String]) throws -> String {
+        let text = words.joined(separator: " ")
+        guard !text.allSatisfy(\.isWhitespace) else { throw ValidationError("the text is empty; say what to do") }
+        return text
+    }
+}

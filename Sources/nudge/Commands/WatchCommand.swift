@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import NudgeAPI
+import NudgeCore
+
+/// `nudge watch`: GET /v1/events, a server-sent event stream, printed as it arrives.
+struct WatchCommand: DaemonCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the daemon's reminder decisions as they happen.",
+        discussion: """
+            One line per event: scheduled, replaced, cancelled, fired, missed. Runs until interrupted (Ctrl-C); \
+            if the daemon stops, exits with status 3. With --json, prints each event as one JSON object per line.
+
+              2026-11-21 17:00:00  fired      #7 "water the plants" (due 17:00:00, 3s late)
+
+              nudge watch --json | grep --line-buffered '"kind":"fired"'
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let json = global.json
+        try await DaemonClient.withConnection(to: global.socketPath) { client in
+            let decoder = APICoding.decoder()
+            try await client.streamEvents { event in
+                if json {
+                    // JSON never needs a raw newline, so joining a multi-line `data:` keeps one object per line.
+                    Output.line(event.data.split(separator: "\n").joined(separator: " "))
+                } else if let decoded = try? decoder.decode(ReminderEvent.self, from: Data(event.data.utf8)) {
+                    Output.line(Render.event(decoded, time: LocalTimeFormat()))
+                } else {
+                    // An event this version does not know: show it rather than drop it.
+                    let data = event.data.split(separator: "\n").joined(separator: " ")
+                    Output.line("\(LocalTimeFormat().stamp(Date()))  \(event.name)  \(data)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import NudgeAPI
+
+/// The options every command that talks to the daemon takes: where its socket is, and whether to print JSON.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The Unix socket nudged listens on.",
+            discussion: """
+                Default: $NUDGE_SOCKET, else $XDG_RUNTIME_DIR/nudge/nudged.sock; with XDG_RUNTIME_DIR unset, \
+                /run/user/<uid>/nudge/nudged.sock if /run/user/<uid> exists, else /tmp/nudge-<uid>/nudge/nudged.sock \
+                (the same place nudged chooses).
+                """,
+            valueName: "path"
+        ),
+        completion: .file()
+    )
+    var socket: String?
+
+    @Flag(name: .long, help: "Print the daemon's JSON answer instead of text, for scripts.")
+    var json = false
+
+    mutating func validate() throws {
+        if socket?.isEmpty == true {
+            throw ValidationError("--socket needs a path")
+        }
+    }
+
+    /// The socket to connect to: `--socket`, else `NUDGE_SOCKET`, else the XDG default, as nudged computes it.
+    var socketPath: String {
+        ServicePaths(socketFlag: socket).socket
+    }
+}
+
+/// A command that talks to the daemon; `main()` reads its options to print an error's JSON under `--json`.
+protocol DaemonCommand: AsyncParsableCommand {
+    var global: GlobalOptions { get }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Writes to stdout and stderr without buffering, so each line reaches a pipe as soon as it is written
+/// (`nudge watch | grep fired`). A closed pipe ends the process, as it does for any Unix filter.
+enum Output {
+    static func line(_ text: String) {
+        write(text + "\n", to: .standardOutput)
+    }
+
+    static func lines(_ texts: [String]) {
+        guard !texts.isEmpty else { return }
+        write(texts.joined(separator: "\n") + "\n", to: .standardOutput)
+    }
+
+    /// `--json`: the daemon's answer exactly as it sent it, ending with a newline. An empty answer (204) prints
+    /// nothing.
+    static func json(_ data: Data) {
+        guard !data.isEmpty else { return }
+        var data = data
+        if data.last != UInt8(ascii: "\n") { data.append(UInt8(ascii: "\n")) }
+        try? FileHandle.standardOutput.write(contentsOf: data)
+    }
+
+    /// `nudge: <message>` on stderr.
+    static func error(_ message: String) {
+        write("nudge: \(message)\n", to: .standardError)
+    }
+
+    /// Raw text on stderr, as ArgumentParser formats its usage errors.
+    static func standardError(_ text: String) {
+        write(text.hasSuffix("\n") ? text : text + "\n", to: .standardError)
+    }
+
+    private static func write(_ text: String, to handle: FileHandle) {
+        try? handle.write(contentsOf: Data(text.utf8))
+    }
+}

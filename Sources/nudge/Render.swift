@@ -1,0 +1,165 @@
+import Foundation
+import NudgeAPI
+import NudgeCore
+
+/// Human output: pure functions from the API's resources to lines of text. `--json` bypasses them and prints what
+/// the daemon sent.
+enum Render {
+    /// Marks an item whose reminder is pending.
+    static let pendingMark = "⏰"
+
+    // MARK: Items
+
+    /// `ls`: items grouped under their list's name, in the daemon's order.
+    ///
+    ///     List
+    ///       3  [ ] water the plants  Sat 21 Nov 17:00  ⏰
+    ///      12  [x] buy milk
+    static func itemTable(_ items: [ItemResource], time: LocalTimeFormat) -> [String] {
+        var order: [Int] = []
+        var groups: [Int: [ItemResource]] = [:]
+        for item in items {
+            if groups[item.listID] == nil { order.append(item.listID) }
+            groups[item.listID, default: []].append(item)
+        }
+        let idWidth = items.map { String($0.itemID).count }.max() ?? 1
+        let textWidth = min(items.map { $0.text.count }.max() ?? 0, 48)
+        var lines: [String] = []
+        for listID in order {
+            guard let group = groups[listID], let first = group.first else { continue }
+            lines.append(first.listName)
+            for item in group {
+                lines.append("  " + itemLine(item, time: time, idWidth: idWidth, textWidth: textWidth))
+            }
+        }
+        return lines
+    }
+
+    /// One item on one line, with its list: what `edit`, `done` and `undone` print.
+    static func itemSummary(_ item: ItemResource, time: LocalTimeFormat) -> String {
+        trimmed(itemLine(item, time: time, idWidth: 0, textWidth: 0) + "  (\(item.listName))")
+    }
+
+    private static func itemLine(_ item: ItemResource, time: LocalTimeFormat, idWidth: Int, textWidth: Int) -> String {
+        let id = padded(String(item.itemID), to: idWidth, left: true)
+        let text = item.text.replacingOccurrences(of: "\n", with: " ")
+        let line = "\(id)  \(item.checked ? "[x]" : "[ ]") "
+        guard let due = item.dueDate else { return trimmed(line + text) }
+        var columns = [padded(text, to: textWidth), time.short(due)]
+        if item.pendingDue != nil {
+            columns.append(pendingMark)
+        } else if !item.checked && due < time.now {
+            columns.append("overdue")
+        }
+        return line + columns.joined(separator: "  ")
+    }
+
+    /// `show`: every field, dates in local time.
+    static func itemDetails(_ item: ItemResource, time: LocalTimeFormat) -> [String] {
+        func date(_ value: Date?, otherwise: String) -> String {
+            value.map(time.full) ?? otherwise
+        }
+        let rows: [(String, String)] = [
+            ("ID", String(item.itemID)),
+            ("Text", item.text),
+            ("List", "\(item.listName) (list \(item.listID))"),
+            ("Checked", item.checked ? "yes" : "no"),
+            ("Due", date(item.dueDate, otherwise: "no due date")),
+            ("Remind", item.shouldRemind ? "yes" : "no"),
+            ("Pending", item.pendingDue.map { "\(pendingMark) \(time.full($0))" } ?? "no reminder pending"),
+            ("Last fired", date(item.lastFiredAt, otherwise: "never")),
+            ("Created", time.full(item.createdAt)),
+            ("Updated", time.full(item.updatedAt)),
+        ]
+        return table(rows.map { [$0.0 + ":", $0.1] })
+    }
+
+    // MARK: Reminders, lists, events
+
+    /// `pending`: soonest first.
+    ///
+    ///     Sat 21 Nov 17:00  #7  water the plants  (List)
+    static func reminders(_ reminders: [Reminder], time: LocalTimeFormat) -> [String] {
+        let sorted = reminders.sorted { ($0.due, $0.itemID) < ($1.due, $1.itemID) }
+        return table(sorted.map { [time.short($0.due), "#\($0.itemID)", $0.text, "(\($0.listName))"] })
+    }
+
+    /// `lists`: name, icon, status.
+    static func lists(_ lists: [ListResource]) -> [String] {
+        table(lists.map { [$0.name, $0.iconName, $0.status] })
+    }
+
+    /// `watch`: one line per event.
+    ///
+    ///     2026-11-21 17:00:00  fired      #7 "water the plants" (due 17:00:00, 3s late)
+    static func event(_ event: ReminderEvent, time: LocalTimeFormat) -> String {
+        let due = time.clock(event.due, relativeTo: event.at)
+        let detail: String
+        switch event.kind {
+        case .scheduled:
+            detail = "due \(due)"
+        case .replaced:
+            detail = "due \(due)" + (event.previousDue.map { ", was \(time.clock($0, relativeTo: event.at))" } ?? "")
+        case .cancelled:
+            detail = "was due \(due)"
+        case .fired:
+            let late = event.lateBy ?? 0
+            detail = "due \(due), " + (late < 1 ? "on time" : "\(LocalTimeFormat.duration(late)) late")
+        case .missed:
+            detail = "due \(due), missed by \(LocalTimeFormat.duration(event.lateBy ?? 0))"
+        case .snoozed:
+            detail = "until \(due)"
+        }
+        let kind = padded(event.kind.rawValue, to: 9)
+        return "\(time.stamp(event.at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))"
+    }
+
+    // MARK: Text
+
+    /// Columns separated by two spaces, each as wide as its widest cell; the last column is not padded.
+    static func table(_ rows: [[String]]) -> [String] {
+        let columnCount = rows.map(\.count).max() ?? 0
+        let widths = (0..<columnCount).map { column in
+            rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+        }
+        return rows.map { row in
+            trimmed(
+                row.enumerated().map { column, cell in
+                    column == row.count - 1 ? cell : padded(cell, to: widths[column])
+                }.joined(separator: "  ")
+            )
+        }
+    }
+
+    /// `"water the plants"`, with quotes, backslashes and control characters escaped so an event stays on one line.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    result += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+
+    private static func padded(_ text: String, to width: Int, left: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return left ? padding + text : text + padding
+    }
+
+    private static func trimmed(_ line: String) -> String {
+        var line = line
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// The HTTP API as any client sees it, through curl on the Unix socket.
+@Suite(.serialized) struct APITests {
+    private func curl(_ sandbox: Sandbox, _ method: String, _ path: String, body: String? = nil) throws -> (
+        status: Int, body: String
+    ) {
+        var arguments = ["-s", "--unix-socket", sandbox.socket, "-X", method, "-w", "\n%{http_code}"]
+        if let body {
+            let bodyFile = sandbox.path + "/body-\(UUID().uuidString)"
+            _ = FileManager.default.createFile(atPath: bodyFile, contents: Data(body.utf8))
+            arguments += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile]
+        }
+        let result = try run("/usr/bin/curl", arguments + ["http://nudged" + path])
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
+    private func errorCode(_ body: String) -> String? {
+        let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        return (json?["error"] as? [String: Any])?["code"] as? String
+    }
+
+    @Test func badRequestsAreRefusedWithANamedProblemAndChangeNothing() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try Daemon(sandbox)
+        defer { daemon.stop() }
+        let created = try curl(sandbox, "POST", "/v1/items", body: #"{"text": "milk"}"#)
+        #expect(created.status == 201)
+        let before = FileManager.default.contents(atPath: sandbox.store)
+
+        let cases: [(method: String, path: String, body: String?, status: Int, code: String, mentions: String)] = [
+            ("POST", "/v1/items", #"{"text": "#, 400, "invalid_body", "not valid JSON"),
+            ("POST", "/v1/items", #"{"text": "x", "colour": "red"}"#, 400, "invalid_body", "colour"),
+            ("POST", "/v1/items", #"{"text": 12}"#, 400, "invalid_body", "text"),
+            ("PATCH", "/v1/items/1", #"{"shouldRemind": "yes"}"#, 400, "invalid_body", "shouldRemind"),
+            ("POST", "/v1/items", #"{"text": "x", "dueDate": "next tuesday"}"#, 400, "invalid_body", "dueDate"),
+            ("POST", "/v1/items", #"{"text": "   "}"#, 400, "empty_text", "empty"),
+            ("PATCH", "/v1/items/99", #"{"text": "y"}"#, 404, "unknown_item", "99"),
+            ("DELETE", "/v1/items/99", nil, 404, "unknown_item", "99"),
+            ("GET", "/v1/items/abc", nil, 400, "invalid_id", "abc"),
+            ("POST", "/v1/items", #"{"text": "x", "list": "Nowhere"}"#, 404, "unknown_list", "Nowhere"),
+            ("POST", "/v1/lists", #"{"name": "Trips", "iconName": "Rockets"}"#, 400, "unknown_icon", "Rockets"),
+            ("POST", "/v1/lists", #"{"name": "list"}"#, 409, "duplicate_list_name", "list"),
+            ("DELETE", "/v1/lists/1", nil, 409, "last_list", "List"),
+            (
+                "POST", "/v1/items", "{\"text\": \"\(String(repeating: "a", count: 1 << 20))\"}", 413, "body_too_large",
+                "1 MiB"
+            ),
+        ]
+        for request in cases {
+            let response = try curl(sandbox, request.method, request.path, body: request.body)
+            #expect(response.status == request.status, "\(request.method) \(request.path): \(response)")
+            #expect(errorCode(response.body) == request.code, "\(request.method) \(request.path): \(response.body)")
+            #expect(response.body.contains(request.mentions), "\(request.method) \(request.path): \(response.body)")
+        }
+        #expect(FileManager.default.contents(atPath: sandbox.store) == before, "a refused request changed the store")
+        let items = try curl(sandbox, "GET", "/v1/items?all=true")
+        #expect(items.status == 200)
+        #expect(items.body.contains("\"milk\"") && !items.body.contains("\"x\""))
+    }
+
+    @Test func aFailedSaveAnswers500NamingTheCauseAndTheDaemonKeepsServing() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        // Files nudged writes may not exceed 16 KiB: a big item makes the save fail with EFBIG, as a full disk would.
+        let daemon = try Daemon(sandbox, launcher: ["/usr/bin/prlimit", "--fsize=16384", "--"])
+        defer { daemon.stop() }
+        #expect(try curl(sandbox, "POST", "/v1/items", body: #"{"text": "small"}"#).status == 201)
+        let before = FileManager.default.contents(atPath: sandbox.store)
+
+        let big = try curl(
+            sandbox,
+            "POST",
+            "/v1/items",
+            body: "{\"text\": \"\(String(repeating: "b", count: 40_000))\"}"
+        )
+        #expect(big.status == 500, "\(big)")
+        #expect(errorCode(big.body) == "store_io", "\(big.body)")
+        #expect(
+            big.body.contains("too large") || big.body.contains("EFBIG") || big.body.contains("errno 27"),
+            "\(big.body)"
+        )
+        #expect(FileManager.default.contents(atPath: sandbox.store) == before)
+
+        // Still serving, and memory did not run ahead of disk: the failed item is not there, the next one saves.
+        let after = try curl(sandbox, "POST", "/v1/items", body: #"{"text": "after"}"#)
+        #expect(after.status == 201, "\(after)")
+        let items = try curl(sandbox, "GET", "/v1/items").body
+        #expect(items.contains("small") && items.contains("after") && !items.contains("bbbb"))
+    }
+}

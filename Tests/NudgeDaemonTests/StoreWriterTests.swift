@@ -1,0 +1,56 @@
+import Dispatch
+import Foundation
+import NudgeCore
+import NudgeStore
+import Testing
+
+@testable import NudgeDaemon
+
+@Suite struct StoreWriterTests {
+    private func withStore(_ body: (ChecklistStore) async throws -> Void) async throws {
+        var template = Array("/tmp/nudge-writer-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try ChecklistStore.open(path: directory + "/Checklists.plist")
+        defer { store.close() }
+        try await body(store)
+    }
+
+    @Test func commitsThatArriveDuringAWriteAreWrittenTogether() async throws {
+        try await withStore { store in
+            // A suspended queue stands for a write in flight: every commit must wait behind it.
+            let queue = DispatchQueue(label: "test.store-writer")
+            queue.suspend()
+            let writer = StoreWriter(store: store, queue: queue)
+            let changes = (1...20).map { itemID in
+                ChecklistChange.putItem(
+                    ChecklistItem(itemID: itemID, text: "item \(itemID)", createdAt: Date()),
+                    listID: 1
+                )
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for change in changes { group.addTask { try await writer.commit([change]) } }
+                // Let every commit queue up, then let the writer run.
+                while writer.queuedCount < changes.count { await Task.yield() }
+                queue.resume()
+                try await group.waitForAll()
+            }
+            #expect(writer.writeCount == 1)
+            #expect(store.library.itemCount == 20)
+        }
+    }
+
+    @Test func aFailedWriteFailsEveryCommitBehindItUntilResynchronized() async throws {
+        try await withStore { store in
+            let writer = StoreWriter(store: store)
+            // An edit of an item that does not exist is refused by the store: a failed write without I/O tricks.
+            let bad = ChecklistChange.removeItem(itemID: 42)
+            await #expect(throws: StoreError.self) { try await writer.commit([bad]) }
+            let good = ChecklistChange.putItem(ChecklistItem(itemID: 1, text: "ok", createdAt: Date()), listID: 1)
+            await #expect(throws: StoreError.self) { try await writer.commit([good]) }
+            writer.resynchronized()
+            try await writer.commit([good])
+            #expect(store.library.itemCount == 1)
+        }
+    }
+}
