@@ -54,7 +54,7 @@ actor ReminderService {
     /// The timer fired or the wall clock was set.
     func advance() async {
         do {
-            try await perform { book in book.advance() }
+            try await performChange { book in book.advance() }
         } catch {
             logger.error("could not record fired reminders: \(error)")
         }
@@ -135,7 +135,7 @@ actor ReminderService {
     }
 
     func removeItem(_ itemID: Int) async throws {
-        try await perform { (book) throws(ModelError) in try book.removeItem(itemID: itemID) }
+        try await performChange { (book) throws(ModelError) in try book.removeItem(itemID: itemID) }
     }
 
     func addList(_ request: NewListRequest) async throws -> ListResource {
@@ -147,14 +147,14 @@ actor ReminderService {
 
     func updateList(_ listID: Int, _ request: ListPatchRequest) async throws -> ListResource {
         let icon = try request.iconName.map { (name) throws(ModelError) in try IconName(validating: name) }
-        try await perform { (book) throws(ModelError) in
+        try await performChange { (book) throws(ModelError) in
             try book.updateList(listID: listID, name: request.name, iconName: icon)
         }
         return try listResource(listID)
     }
 
     func removeList(_ listID: Int) async throws {
-        try await perform { (book) throws(ModelError) in try book.removeList(listID: listID) }
+        try await performChange { (book) throws(ModelError) in try book.removeList(listID: listID) }
     }
 
     // MARK: Private
@@ -166,7 +166,10 @@ actor ReminderService {
         return list.listID
     }
 
-    private func perform(_ operation: (inout ReminderBook) throws(ModelError) -> ReminderBook.Outcome) async throws {
+    /// `perform` for operations that produce no value.
+    private func performChange(
+        _ operation: (inout ReminderBook) throws(ModelError) -> ReminderBook.Outcome
+    ) async throws {
         _ = try await perform { (book) throws(ModelError) in ((), try operation(&book)) }
     }
 
