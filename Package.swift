@@ -62,6 +62,8 @@ let package = Package(
                 "NudgeCore", "NudgeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),

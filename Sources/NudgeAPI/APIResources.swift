@@ -201,8 +201,11 @@ public struct ItemPatchRequest: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(text, forKey: .text)
         try container.encodeIfPresent(checked, forKey: .checked)
-        if clearsDueDate { try container.encodeNil(forKey: .dueDate) }
-        try container.encodeIfPresent(dueDate, forKey: .dueDate)
+        if clearsDueDate {
+            try container.encodeNil(forKey: .dueDate)
+        } else {
+            try container.encodeIfPresent(dueDate, forKey: .dueDate)
+        }
         try container.encodeIfPresent(shouldRemind, forKey: .shouldRemind)
         try container.encodeIfPresent(listID, forKey: .listID)
         try container.encodeIfPresent(list, forKey: .list)

@@ -39,8 +39,9 @@ public struct ServicePaths: Sendable, Equatable {
         }
     }
 
-    /// `$XDG_RUNTIME_DIR`; without it (root over ssh, containers) `/run/user/$UID` if it exists, else
-    /// `/tmp/nudge-$UID` (nudged creates it 0700 and refuses it if someone else owns it).
+    /// The runtime directory the socket goes under (as `<dir>/nudge/nudged.sock`): `$XDG_RUNTIME_DIR`; without it
+    /// (root over ssh, containers) `/run/user/$UID` if it exists, else `/tmp/nudge-$UID`. nudged creates the
+    /// socket's directory 0700 and refuses one that someone else owns.
     static func runtimeDirectory(
         environment: [String: String],
         uid: UInt32,
