@@ -64,18 +64,15 @@ struct APIFailure: HTTPResponseError {
 
     /// "field shouldRemind: expected a boolean" rather than Foundation's debug dump.
     private static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        }
         switch error {
         case .typeMismatch(let type, let context):
-            return "field \(path(context.codingPath)): expected \(type == Bool.self ? "true or false" : "\(type)")"
+            return "field \(fieldPath(context.codingPath)): expected \(type == Bool.self ? "true or false" : "\(type)")"
         case .valueNotFound(let type, let context):
-            return "field \(path(context.codingPath)): expected \(type), found null"
+            return "field \(fieldPath(context.codingPath)): expected \(type), found null"
         case .keyNotFound(let key, _):
             return "field \(key.stringValue) is required"
         case .dataCorrupted(let context):
-            let field = path(context.codingPath)
+            let field = fieldPath(context.codingPath)
             if field.isEmpty { return "the body is not valid JSON" }
             return "field \(field): \(context.debugDescription)"
         @unknown default:

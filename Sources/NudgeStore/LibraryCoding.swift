@@ -92,17 +92,10 @@ enum LibraryCoding {
         }
     }
 
-    /// `lists[0].items[2].dueDate`: array positions as subscripts, keys joined by dots.
+    /// The field a decoding error is about; the path is what the user needs to fix the file.
     private static func fieldPath(_ codingPath: [any CodingKey]) -> String {
-        var text = ""
-        for key in codingPath {
-            if let index = key.intValue {
-                text += "[\(index)]"
-            } else {
-                text += (text.isEmpty ? "" : ".") + key.stringValue
-            }
-        }
-        return text.isEmpty ? "(the top level)" : text
+        let path = NudgeCore.fieldPath(codingPath)
+        return path.isEmpty ? "(the top level)" : path
     }
 
     private static func typeName(_ type: Any.Type) -> String {
