@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],
     targets: [
         // Model, ID allocation, the replacement scheduler, events and time input. No I/O.
@@ -32,12 +33,16 @@ let package = Package(
         ),
         // The wire format of the HTTP API, shared by nudged and every client.
         .target(name: "NudgeAPI", dependencies: ["NudgeCore"]),
-        // Where reminders go: the sink protocol and its implementations.
+        // libsystemd, for the journal sink (Debian: libsystemd-dev).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Where reminders go: the sink protocol and its implementations (journal, desktop, command, log, record).
         .target(
             name: "NudgeSinks",
             dependencies: [
-                "NudgeCore",
+                "NudgeCore", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Linux headers Glibc's module map leaves out (timerfd).
@@ -68,6 +73,7 @@ let package = Package(
         ),
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"]),
+        .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore"]),
         .testTarget(name: "NudgeDaemonTests", dependencies: ["NudgeDaemon", "NudgeStore", "NudgeCore"]),
         // Runs the real nudged and nudge binaries; `swift build` first, so both exist.
         .testTarget(name: "IntegrationTests", dependencies: ["NudgeAPI"]),

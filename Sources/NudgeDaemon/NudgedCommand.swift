@@ -28,7 +28,22 @@ public struct NudgedCommand: AsyncParsableCommand {
             within the catch-up window, and are reported missed otherwise. SIGTERM or SIGINT stop it cleanly; \
             every change it acknowledged is already on disk.
 
-            Reminders are delivered to the log sink: one log line on stderr each.
+            Sinks (--sinks): where a reminder goes when it fires.
+              journal  each decision (scheduled, replaced, cancelled, fired,
+                       missed) as a structured entry, SYSLOG_IDENTIFIER=nudge;
+                       `journalctl NUDGE_EVENT=fired` lists fired reminders
+              desktop  a notification by notify-send, replaced in place when
+                       the item fires again, closed when it is checked off or
+                       deleted; needs a D-Bus session bus
+              command  runs the --on-fire program with NUDGE_ITEM_ID,
+                       NUDGE_TEXT, NUDGE_LIST, NUDGE_DUE and NUDGE_LATE
+                       (seconds late) in its environment
+              log      one line on stderr
+            Default: journal, desktop when a session bus exists (DBUS_SESSION_BUS_ADDRESS, or \
+            $XDG_RUNTIME_DIR/bus), and command when --on-fire is given. With no journald, journal entries go to \
+            stderr. The start-up log says which sinks are on and why any is off.
+
+            Example: nudged --sinks journal,command --on-fire notify-pager --team ops
             """
     )
 
@@ -53,6 +68,31 @@ public struct NudgedCommand: AsyncParsableCommand {
     )
     var logLevel: String = "info"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where reminders go: a comma-separated list of journal, desktop, command, log. Default: see Sinks above.",
+            valueName: "list"
+        )
+    )
+    var sinks: String?
+
+    @Option(
+        name: .customLong("on-fire-timeout"),
+        help: ArgumentHelp("Stop an --on-fire program still running after this long.", valueName: "duration")
+    )
+    var onFireTimeout: String = "30s"
+
+    @Option(
+        name: .customLong("on-fire"),
+        parsing: .remaining,
+        help: ArgumentHelp(
+            "Run this program, without a shell, for every reminder that fires. Must come last: every word after it is the program and its arguments.",
+            valueName: "program [arg...]"
+        )
+    )
+    var onFire: [String] = []
+
     public init() {}
 
     public func validate() throws {
@@ -60,6 +100,24 @@ public struct NudgedCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--catch-up-window \"\(catchUpWindow)\" is not a duration; use a whole number with s, m, h or d, like 24h or 90m"
             )
+        }
+        guard let timeout = Self.seconds(onFireTimeout), timeout > 0 else {
+            throw ValidationError(
+                "--on-fire-timeout \"\(onFireTimeout)\" is not a positive duration; use a whole number with s, m, h or d, like 30s"
+            )
+        }
+        if let sinks {
+            let kinds = try SinkSelection.parse(sinks)
+            if kinds.contains(.command) && onFire.isEmpty {
+                throw ValidationError(
+                    "--sinks names command, but no --on-fire program is given; add --on-fire PROGRAM last"
+                )
+            }
+            if !kinds.contains(.command) && !onFire.isEmpty {
+                throw ValidationError(
+                    "--on-fire gives a program, but --sinks leaves out command; add command to --sinks"
+                )
+            }
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
@@ -73,7 +131,19 @@ public struct NudgedCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let paths = ServicePaths(storeFlag: store, socketFlag: socket)
         do {
-            try await Daemon(paths: paths, catchUpWindow: Self.seconds(catchUpWindow) ?? 86_400, logger: logger).run()
+            let selection = SinkSelection(
+                requested: try sinks.map(SinkSelection.parse),
+                onFire: onFire,
+                onFireTimeout: .seconds(Self.seconds(onFireTimeout) ?? 30),
+                environment: ProcessInfo.processInfo.environment,
+                logger: logger
+            )
+            try await Daemon(
+                paths: paths,
+                catchUpWindow: Self.seconds(catchUpWindow) ?? 86_400,
+                sinks: selection,
+                logger: logger
+            ).run()
         } catch let error as DaemonError {
             FileHandle.standardError.write(Data("nudged: \(error.message)\n".utf8))
             throw ExitCode.failure
@@ -102,6 +172,7 @@ struct DaemonError: Error {
 struct Daemon {
     let paths: ServicePaths
     let catchUpWindow: TimeInterval
+    let sinks: SinkSelection
     let logger: Logger
 
     func run() async throws {
@@ -111,12 +182,12 @@ struct Daemon {
         try SocketDirectory.prepare(for: paths.socket)
         let store = try ChecklistStore.open(path: paths.store)
         defer { store.close() }
-        let sinks: [any ReminderSink] = [LogSink(logger: logger)]
+        for warning in sinks.warnings { logger.warning("\(warning)") }
         let service = ReminderService(
             store: store,
             clock: SystemWallClock(),
             catchUpWindow: catchUpWindow,
-            sinks: sinks,
+            sinks: sinks.sinks,
             logger: logger
         )
         try await service.start()
@@ -124,7 +195,7 @@ struct Daemon {
         let server = try APIServer.make(service: service, socket: paths.socket, logger: logger)
         defer { unlink(paths.socket) }
         logger.notice(
-            "nudged serving \(paths.socket) (\(paths.runtimeDirectoryReason)); store \(paths.store); sinks: \(sinks.map(\.name).joined(separator: ", "))"
+            "nudged serving \(paths.socket) (\(paths.runtimeDirectoryReason)); store \(paths.store); \(sinks.summary)"
         )
         // Services stop in reverse order: the scheduler first, which ends every event stream (a server waiting for
         // a `watch` client's endless stream would never finish), then the server, finishing requests in flight.

@@ -13,7 +13,7 @@ import NudgeStore
 actor ReminderService {
     private var book: ReminderBook
     private let writer: StoreWriter
-    private let sinks: [any ReminderSink]
+    private let sinks: [SinkQueue]
     let events: EventHub
     private let logger: Logger
     private var timer: WallClockTimer?
@@ -27,7 +27,7 @@ actor ReminderService {
     ) {
         book = ReminderBook(library: store.library, clock: clock, catchUpWindow: catchUpWindow)
         writer = StoreWriter(store: store)
-        self.sinks = sinks
+        self.sinks = sinks.map { SinkQueue($0, logger: logger) }
         events = EventHub()
         self.logger = logger
     }
@@ -44,12 +44,20 @@ actor ReminderService {
         carryOut(outcome)
     }
 
-    /// Stops the timer; every acknowledged change is already durable.
-    func stop() {
+    /// Stops the timer and gives the sinks a moment to finish what they were handed; every acknowledged change is
+    /// already durable.
+    func stop() async {
         timer?.stop()
         timer = nil
         events.finish()
+        await withTaskGroup(of: Void.self) { group in
+            for sink in sinks { group.addTask { await sink.finish(within: Self.sinkDrainTimeout) } }
+        }
     }
+
+    /// How long a stop waits for sinks still delivering (a notify-send under way); well inside systemd's
+    /// expectations of a clean stop.
+    static let sinkDrainTimeout: Duration = .seconds(1)
 
     /// The timer fired or the wall clock was set.
     func advance() async {
@@ -203,16 +211,21 @@ actor ReminderService {
         timer?.arm(at: book.clock.now())
     }
 
+    /// Hands deliveries, withdrawals and events to every sink's queue, in the order the scheduler decided them, and
+    /// re-arms the timer. Never waits for a sink.
     private func carryOut(_ outcome: ReminderBook.Outcome) {
         for action in outcome.actions {
             switch action {
             case .deliver(let delivery):
-                for sink in sinks { Task { await sink.deliver(delivery) } }
+                for sink in sinks { sink.enqueue(.deliver(delivery)) }
             case .withdraw(let itemID):
-                for sink in sinks { Task { await sink.withdraw(itemID: itemID) } }
+                for sink in sinks { sink.enqueue(.withdraw(itemID: itemID)) }
             case .armTimer, .disarmTimer:
                 break  // The timer follows the scheduler's state below, whatever order operations finished in.
             }
+        }
+        for event in outcome.events {
+            for sink in sinks { sink.enqueue(.observe(event)) }
         }
         timer?.arm(at: book.scheduler.nextDue)
         for event in outcome.events {

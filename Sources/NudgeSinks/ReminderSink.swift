@@ -2,15 +2,22 @@ import Logging
 import NudgeCore
 import Synchronization
 
-/// Somewhere a fired reminder goes. The daemon calls every sink without waiting on any other, so a slow sink
-/// delays nothing but itself.
+/// Somewhere a fired reminder goes. The daemon feeds each sink through a `SinkQueue` of its own, in the order the
+/// scheduler decided, so a slow sink delays nothing but itself.
 public protocol ReminderSink: Sendable {
-    /// A short name for logs and `--help`: `log`, `record`, `journal`, `desktop`, `command`.
+    /// A short name for logs and `--help`: `journal`, `desktop`, `command`, `log`, `record`.
     var name: String { get }
     /// Shows or sends the reminder.
     func deliver(_ delivery: Delivery) async
     /// The item is done, deleted or no longer wants reminding: take back what this sink still shows of it.
     func withdraw(itemID: Int) async
+    /// Every decision the scheduler made (scheduled, replaced, cancelled, fired, missed), for sinks that keep a
+    /// record of them. Most sinks only deliver, so the default does nothing.
+    func observe(_ event: ReminderEvent) async
+}
+
+extension ReminderSink {
+    public func observe(_ event: ReminderEvent) async {}
 }
 
 /// Keeps every delivery and withdrawal in memory, in order: for tests, and for people testing notification logic.

@@ -3,20 +3,6 @@ import Testing
 
 /// The HTTP API as any client sees it, through curl on the Unix socket.
 @Suite(.serialized) struct APITests {
-    private func curl(_ sandbox: Sandbox, _ method: String, _ path: String, body: String? = nil) throws -> (
-        status: Int, body: String
-    ) {
-        var arguments = ["-s", "--unix-socket", sandbox.socket, "-X", method, "-w", "\n%{http_code}"]
-        if let body {
-            let bodyFile = sandbox.path + "/body-\(UUID().uuidString)"
-            _ = FileManager.default.createFile(atPath: bodyFile, contents: Data(body.utf8))
-            arguments += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile]
-        }
-        let result = try run("/usr/bin/curl", arguments + ["http://nudged" + path])
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
-    }
-
     private func errorCode(_ body: String) -> String? {
         let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
         return (json?["error"] as? [String: Any])?["code"] as? String
@@ -27,7 +13,7 @@ import Testing
         defer { sandbox.remove() }
         let daemon = try Daemon(sandbox)
         defer { daemon.stop() }
-        let created = try curl(sandbox, "POST", "/v1/items", body: #"{"text": "milk"}"#)
+        let created = try sandbox.curl("POST", "/v1/items", body: #"{"text": "milk"}"#)
         #expect(created.status == 201)
         let before = FileManager.default.contents(atPath: sandbox.store)
 
@@ -51,13 +37,13 @@ import Testing
             ),
         ]
         for request in cases {
-            let response = try curl(sandbox, request.method, request.path, body: request.body)
+            let response = try sandbox.curl(request.method, request.path, body: request.body)
             #expect(response.status == request.status, "\(request.method) \(request.path): \(response)")
             #expect(errorCode(response.body) == request.code, "\(request.method) \(request.path): \(response.body)")
             #expect(response.body.contains(request.mentions), "\(request.method) \(request.path): \(response.body)")
         }
         #expect(FileManager.default.contents(atPath: sandbox.store) == before, "a refused request changed the store")
-        let items = try curl(sandbox, "GET", "/v1/items?all=true")
+        let items = try sandbox.curl("GET", "/v1/items?all=true")
         #expect(items.status == 200)
         #expect(items.body.contains("\"milk\"") && !items.body.contains("\"x\""))
     }
@@ -68,11 +54,10 @@ import Testing
         // Files nudged writes may not exceed 16 KiB: a big item makes the save fail with EFBIG, as a full disk would.
         let daemon = try Daemon(sandbox, launcher: ["/usr/bin/prlimit", "--fsize=16384", "--"])
         defer { daemon.stop() }
-        #expect(try curl(sandbox, "POST", "/v1/items", body: #"{"text": "small"}"#).status == 201)
+        #expect(try sandbox.curl("POST", "/v1/items", body: #"{"text": "small"}"#).status == 201)
         let before = FileManager.default.contents(atPath: sandbox.store)
 
-        let big = try curl(
-            sandbox,
+        let big = try sandbox.curl(
             "POST",
             "/v1/items",
             body: "{\"text\": \"\(String(repeating: "b", count: 40_000))\"}"
@@ -86,9 +71,9 @@ import Testing
         #expect(FileManager.default.contents(atPath: sandbox.store) == before)
 
         // Still serving, and memory did not run ahead of disk: the failed item is not there, the next one saves.
-        let after = try curl(sandbox, "POST", "/v1/items", body: #"{"text": "after"}"#)
+        let after = try sandbox.curl("POST", "/v1/items", body: #"{"text": "after"}"#)
         #expect(after.status == 201, "\(after)")
-        let items = try curl(sandbox, "GET", "/v1/items").body
+        let items = try sandbox.curl("GET", "/v1/items").body
         #expect(items.contains("small") && items.contains("after") && !items.contains("bbbb"))
     }
 }

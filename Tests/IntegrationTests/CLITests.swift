@@ -165,10 +165,10 @@ import Testing
     @Test func watchPrintsEachEventAsALineAndExits3WhenTheDaemonCloses() throws {
         let fired =
             #"{"at":"2026-11-21T17:00:03.2Z","due":"2026-11-21T17:00:00Z","itemID":7,"kind":"fired","#
-            + #""lateBy":3.2,"text":"water the plants"}"#
+            + #""lateBy":3.2,"listName":"Home","text":"water the plants"}"#
         let scheduled =
             #"{"at":"2026-11-21T10:00:00Z","due":"2026-11-22T09:00:00Z","itemID":8,"kind":"scheduled","#
-            + #""text":"call \"mum\""}"#
+            + #""listName":"Home","text":"call \"mum\""}"#
         // Comments, CRLF line ends and a write that splits a line: the parser must take them all.
         let stream = [
             "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n: keep-alive\n\n",
@@ -283,20 +283,8 @@ final class FakeDaemon: Sendable {
     init(answers: [[String]]) throws {
         directory = try CLITests.temporaryDirectory()
         socketPath = directory + "/nudged.sock"
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            buffer.copyBytes(from: socketPath.utf8)
-            buffer[socketPath.utf8.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0, listen(listener, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+        listener = try boundUnixSocket(at: socketPath, type: SOCK_STREAM)
+        guard listen(listener, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
         let thread = Thread { [self] in serve(answers) }
         thread.start()
     }

@@ -4,11 +4,6 @@ import Testing
 /// The real nudged, driven by the real nudge over its real socket. Serialized: each test owns a daemon, and the
 /// timing tests must not compete for the two cores.
 @Suite(.serialized) struct DaemonTests {
-    private func addedID(_ result: CommandResult) throws -> Int {
-        #expect(result.status == 0, "nudge add failed: \(result.stderr)")
-        return try #require(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stdout)")
-    }
-
     @Test func anEditMovingTheDueInstantFiresOnceAtTheNewInstantAndNeverAtTheOld() throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
@@ -18,7 +13,7 @@ import Testing
         defer { watcher.stop() }
 
         let first = wholeSecond(after: 2)
-        let id = try addedID(sandbox.nudge("add", "stretch", "--due", iso(first)))
+        let id = try sandbox.addItem("stretch", due: first)
         let second = first + 1
         #expect(try sandbox.nudge("edit", String(id), "--due", iso(second)).status == 0)
         Thread.sleep(until: second + 1.5)
@@ -41,7 +36,7 @@ import Testing
         defer { watcher.stop() }
 
         let due = wholeSecond(after: 2)
-        let id = try addedID(sandbox.nudge("add", "post the letter", "--due", iso(due)))
+        let id = try sandbox.addItem("post the letter", due: due)
         #expect(try sandbox.nudge("done", String(id)).status == 0)
         Thread.sleep(until: due + 1.5)
         #expect(watcher.events(kind: "cancelled", item: id).count == 1)
@@ -57,7 +52,7 @@ import Testing
         let watcher = try Watcher(sandbox)
         defer { watcher.stop() }
 
-        let id = try addedID(sandbox.nudge("add", "renew passport", "--due", iso(wholeSecond(after: 3600))))
+        let id = try sandbox.addItem("renew passport", due: wholeSecond(after: 3600))
         #expect(try sandbox.nudge("rm", String(id)).status == 0)
         Thread.sleep(forTimeInterval: 0.5)
         #expect(watcher.events(kind: "cancelled", item: id).count == 1, "events: \(watcher.events)")
@@ -68,14 +63,14 @@ import Testing
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         var daemon = try Daemon(sandbox)
-        let ids = try ["a", "b", "c"].map { try addedID(sandbox.nudge("add", $0)) }
+        let ids = try ["a", "b", "c"].map { try sandbox.addItem($0) }
         #expect(ids == [1, 2, 3])
         #expect(try sandbox.nudge("rm", "3").status == 0)
         #expect(daemon.stop() == 0)
 
         daemon = try Daemon(sandbox)
         defer { daemon.stop() }
-        #expect(try addedID(sandbox.nudge("add", "d")) == 4)
+        #expect(try sandbox.addItem("d") == 4)
     }
 
     @Test func aReminderDueWhileStoppedFiresOnceLateAfterRestartAndNotAgain() throws {
@@ -83,7 +78,7 @@ import Testing
         defer { sandbox.remove() }
         var daemon = try Daemon(sandbox)
         let due = wholeSecond(after: 2)
-        let id = try addedID(sandbox.nudge("add", "take the bins out", "--due", iso(due)))
+        let id = try sandbox.addItem("take the bins out", due: due)
         #expect(daemon.stop() == 0)
         Thread.sleep(until: due + 1)
 

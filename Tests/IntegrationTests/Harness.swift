@@ -48,6 +48,28 @@ func run(_ path: String, _ arguments: [String], environment: [String: String]? =
     )
 }
 
+/// A Unix socket of `type` bound at `path`; the caller closes it.
+func boundUnixSocket(at path: String, type: __socket_type) throws -> Int32 {
+    let descriptor = socket(AF_UNIX, Int32(type.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXError(.EIO) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+        buffer.copyBytes(from: path.utf8)
+        buffer[path.utf8.count] = 0
+    }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard bound == 0 else {
+        close(descriptor)
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
+    }
+    return descriptor
+}
+
 /// A temporary directory holding one daemon's store and socket; removed by `remove()`.
 struct Sandbox: Sendable {
     let path: String
@@ -64,6 +86,19 @@ struct Sandbox: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 
+    /// One HTTP request to this sandbox's daemon through `curl --unix-socket`: the status and the body.
+    func curl(_ method: String, _ path: String, body: String? = nil) throws -> (status: Int, body: String) {
+        var arguments = ["-s", "--unix-socket", socket, "-X", method, "-w", "\n%{http_code}"]
+        if let body {
+            let bodyFile = self.path + "/body-\(UUID().uuidString)"
+            _ = FileManager.default.createFile(atPath: bodyFile, contents: Data(body.utf8))
+            arguments += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile]
+        }
+        let result = try run("/usr/bin/curl", arguments + ["http://nudged" + path])
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
     /// Runs `nudge` against this sandbox's daemon.
     @discardableResult
     func nudge(_ arguments: String...) throws -> CommandResult {
@@ -77,13 +112,22 @@ final class Daemon: Sendable {
     let logPath: String
 
     /// Starts nudged (through `launcher`, e.g. prlimit, if given) and waits until its socket answers; fails if it
-    /// exits first.
-    init(_ sandbox: Sandbox, arguments: [String] = [], launcher: [String] = []) throws {
+    /// exits first. Reminders go to `sinks` (`--sinks`; nil for nudged's default), the log sink unless told.
+    init(
+        _ sandbox: Sandbox,
+        sinks: String? = "log",
+        arguments: [String] = [],
+        launcher: [String] = [],
+        environment: [String: String]? = nil
+    ) throws {
         try Binaries.require(Binaries.nudged)
         logPath = sandbox.path + "/nudged-\(UUID().uuidString.prefix(8)).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process = Process()
-        let command = launcher + [Binaries.nudged, "--store", sandbox.store, "--socket", sandbox.socket] + arguments
+        let command =
+            launcher + [Binaries.nudged, "--store", sandbox.store, "--socket", sandbox.socket]
+            + (sinks.map { ["--sinks", $0] } ?? []) + arguments
+        if let environment { process.environment = environment }
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.standardError = FileHandle(forWritingAtPath: logPath)
@@ -179,4 +223,76 @@ func date(_ text: Any?) -> Date? {
 /// The next whole second at least `seconds` ahead, so due instants survive the CLI's whole-second ISO form.
 func wholeSecond(after seconds: TimeInterval) -> Date {
     Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + seconds).rounded(.up))
+}
+
+/// Polls `condition` every 50 ms until it holds or `seconds` pass; whether it held.
+func eventually(within seconds: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date() + seconds
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return try condition()
+}
+
+extension Sandbox {
+    /// Adds an item through `nudge add`, due at `due` if given; its ID. The text comes after `--`, so it may start
+    /// with a dash.
+    func addItem(_ text: String, due: Date? = nil) throws -> Int {
+        let result = try run(
+            Binaries.nudge,
+            ["add"] + (due.map { ["--due", iso($0)] } ?? []) + ["--socket", socket, "--", text]
+        )
+        #expect(result.status == 0, "nudge add failed: \(result.stderr)")
+        return try #require(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stdout)")
+    }
+}
+
+/// An --on-fire program that records each run, for item N, in fired-N.time (when, seconds since 1970),
+/// fired-N.args (its arguments) and fired-N.env (its environment), NUL-separated so any text survives.
+struct FireRecorder {
+    let directory: String
+    var program: String { directory + "/record-fire" }
+
+    init(in sandbox: Sandbox) throws {
+        directory = sandbox.path + "/fired"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let script = """
+            #!/bin/sh
+            dir=$(dirname "$0")
+            printf '%s\\0' "$@" > "$dir/fired-$NUDGE_ITEM_ID.args"
+            env -0 > "$dir/fired-$NUDGE_ITEM_ID.env"
+            date +%s.%N > "$dir/fired-$NUDGE_ITEM_ID.time"
+            """
+        _ = FileManager.default.createFile(
+            atPath: program,
+            contents: Data(script.utf8),
+            attributes: [.posixPermissions: 0o755]
+        )
+    }
+
+    /// When the program ran for `itemID`, once it has.
+    func firedAt(_ itemID: Int) -> Date? {
+        (try? String(contentsOfFile: "\(directory)/fired-\(itemID).time", encoding: .utf8))
+            .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .map(Date.init(timeIntervalSince1970:))
+    }
+
+    func arguments(_ itemID: Int) -> [String] { fields("\(directory)/fired-\(itemID).args") }
+
+    func environment(_ itemID: Int) -> [String: String] {
+        var environment: [String: String] = [:]
+        for entry in fields("\(directory)/fired-\(itemID).env") {
+            guard let equals = entry.firstIndex(of: "=") else { continue }
+            environment[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+        }
+        return environment
+    }
+
+    private func fields(_ path: String) -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return data.split(separator: 0, omittingEmptySubsequences: false).dropLast().map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
 }

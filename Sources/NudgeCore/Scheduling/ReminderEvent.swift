@@ -26,25 +26,27 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var at: Date
     /// The text a delivery carries, or would have carried.
     public var text: String
+    /// The name of the item's list.
+    public var listName: String
     /// For `replaced`, the due instant that was replaced.
     public var previousDue: Date?
     /// For `fired` and `missed`, how long after the due instant the decision came.
     public var lateBy: TimeInterval?
 
+    /// An event about a reminder: its item, text, list and due instant.
     public init(
-        kind: Kind,
-        itemID: Int,
-        due: Date,
+        _ kind: Kind,
+        of reminder: Reminder,
         at: Date,
-        text: String,
         previousDue: Date? = nil,
         lateBy: TimeInterval? = nil
     ) {
         self.kind = kind
-        self.itemID = itemID
-        self.due = due
+        itemID = reminder.itemID
+        due = reminder.due
         self.at = at
-        self.text = text
+        text = reminder.text
+        listName = reminder.listName
         self.previousDue = previousDue
         self.lateBy = lateBy
     }

@@ -73,11 +73,9 @@ public struct ReminderScheduler: Sendable {
             enqueue(reminder)
             output.events.append(
                 ReminderEvent(
-                    kind: previous == nil ? .scheduled : .replaced,
-                    itemID: item.itemID,
-                    due: due,
+                    previous == nil ? .scheduled : .replaced,
+                    of: reminder,
                     at: now,
-                    text: item.text,
                     previousDue: previous?.due
                 )
             )
@@ -122,28 +120,10 @@ public struct ReminderScheduler: Sendable {
             let reminder = entry.reminder
             let lateBy = now.timeIntervalSince(reminder.due)
             if lateBy > catchUpWindow {
-                output.events.append(
-                    ReminderEvent(
-                        kind: .missed,
-                        itemID: reminder.itemID,
-                        due: reminder.due,
-                        at: now,
-                        text: reminder.text,
-                        lateBy: lateBy
-                    )
-                )
+                output.events.append(ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy))
             } else {
                 output.actions.append(.deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy)))
-                output.events.append(
-                    ReminderEvent(
-                        kind: .fired,
-                        itemID: reminder.itemID,
-                        due: reminder.due,
-                        at: now,
-                        text: reminder.text,
-                        lateBy: lateBy
-                    )
-                )
+                output.events.append(ReminderEvent(.fired, of: reminder, at: now, lateBy: lateBy))
             }
         }
         rearm(&output)
@@ -188,6 +168,6 @@ public struct ReminderScheduler: Sendable {
     }
 
     private static func cancellation(of reminder: Reminder, at now: Date) -> ReminderEvent {
-        ReminderEvent(kind: .cancelled, itemID: reminder.itemID, due: reminder.due, at: now, text: reminder.text)
+        ReminderEvent(.cancelled, of: reminder, at: now)
     }
 }

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NudgeSinks
+
+/// Which sinks nudged delivers to, and why any other is off. `--sinks` names them; without it the default is the
+/// journal, the desktop when a D-Bus session bus exists, and the command when `--on-fire` gives one.
+struct SinkSelection {
+    enum Kind: String, CaseIterable {
+        case journal, desktop, command, log
+    }
+
+    private(set) var sinks: [any ReminderSink] = []
+    /// One phrase per sink that is off: `desktop (not requested)`.
+    private(set) var off: [String] = []
+    /// Sinks asked for by name that cannot run here, said as a warning each.
+    private(set) var warnings: [String] = []
+
+    /// `journal,desktop` → [.journal, .desktop]; throws a sentence naming the unknown word.
+    static func parse(_ list: String) throws(ValidationError) -> [Kind] {
+        let words = list.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        return try words.map { (word) throws(ValidationError) in
+            guard let kind = Kind(rawValue: word) else {
+                throw ValidationError(
+                    "--sinks \"\(list)\": \"\(word)\" is not a sink; use a comma-separated list of "
+                        + Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                )
+            }
+            return kind
+        }
+    }
+
+    init(
+        requested: [Kind]?,
+        onFire: [String],
+        onFireTimeout: Duration,
+        environment: [String: String],
+        logger: Logger
+    ) {
+        let wanted = requested.map(Set.init) ?? [.journal, .desktop, .command]
+        for kind in Kind.allCases {
+            guard wanted.contains(kind) else {
+                off.append("\(kind.rawValue) (not requested)")
+                continue
+            }
+            switch kind {
+            case .journal:
+                sinks.append(JournalSink(logger: logger))
+            case .desktop:
+                if let missing = Self.whyNoDesktop(environment: environment) {
+                    off.append("desktop (\(missing))")
+                    warnings.append("the desktop sink is off: \(missing)")
+                } else {
+                    sinks.append(DesktopSink(logger: logger))
+                }
+            case .command:
+                if onFire.isEmpty {
+                    off.append("command (no --on-fire)")
+                } else {
+                    sinks.append(CommandSink(program: onFire, timeout: onFireTimeout, logger: logger))
+                }
+            case .log:
+                sinks.append(LogSink(logger: logger))
+            }
+        }
+    }
+
+    /// The start-up line: `sinks: journal, desktop; off: command (no --on-fire), log (not requested)`.
+    var summary: String {
+        let names = sinks.isEmpty ? "none" : sinks.map(\.name).joined(separator: ", ")
+        return "sinks: \(names)" + (off.isEmpty ? "" : "; off: " + off.joined(separator: ", "))
+    }
+
+    /// Why desktop notifications cannot work here, or nil if they can. GLib (notify-send, gdbus) finds the session
+    /// bus in DBUS_SESSION_BUS_ADDRESS, else at $XDG_RUNTIME_DIR/bus.
+    static func whyNoDesktop(environment: [String: String]) -> String? {
+        let address = environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+        let runtimeBus = environment["XDG_RUNTIME_DIR"].map { $0 + "/bus" }
+        if address.isEmpty && !(runtimeBus.map(FileManager.default.fileExists(atPath:)) ?? false) {
+            return "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is unset"
+                + (runtimeBus.map { " and \($0) does not exist" } ?? " and XDG_RUNTIME_DIR is unset")
+        }
+        for (program, package) in [("notify-send", "libnotify-bin"), ("gdbus", "libglib2.0-bin")]
+        where findInPath(program, environment: environment) == nil {
+            return "\(program) is not installed (Debian package \(package))"
+        }
+        return nil
+    }
+
+    private static func findInPath(_ program: String, environment: [String: String]) -> String? {
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(program)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+}

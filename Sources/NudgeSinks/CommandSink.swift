@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import NudgeCore
+
+/// Runs the user's program for every fired reminder (`nudged --on-fire PROGRAM [ARG...]`), by argument vector and
+/// never through a shell, with the reminder in its environment: NUDGE_ITEM_ID, NUDGE_TEXT, NUDGE_LIST, NUDGE_DUE
+/// (ISO 8601, UTC) and NUDGE_LATE (whole seconds after the due instant; 0 when on time). Its output goes to
+/// nudged's stderr; its exit status is logged.
+public struct CommandSink: ReminderSink {
+    public let name = "command"
+    public let program: [String]
+    public let timeout: Duration
+    private let runner: any ProcessRunner
+    private let logger: Logger
+
+    public init(program: [String], timeout: Duration, runner: any ProcessRunner = SubprocessRunner(), logger: Logger) {
+        precondition(!program.isEmpty, "a command sink needs a program")
+        self.program = program
+        self.timeout = timeout
+        self.runner = runner
+        self.logger = logger
+    }
+
+    public func deliver(_ delivery: Delivery) async {
+        let outcome = await runner.run(command(for: delivery))
+        let itemID = delivery.reminder.itemID
+        let line: Logger.Message = "on-fire \(program[0]) for item \(itemID) \(outcome.describe(timeout: timeout))"
+        if outcome.succeeded { logger.info(line) } else { logger.warning(line) }
+    }
+
+    public func withdraw(itemID: Int) async {}
+
+    func command(for delivery: Delivery) -> ProcessCommand {
+        let reminder = delivery.reminder
+        return ProcessCommand(
+            program[0],
+            Array(program.dropFirst()),
+            environment: [
+                "NUDGE_ITEM_ID": String(reminder.itemID),
+                "NUDGE_TEXT": reminder.text,
+                "NUDGE_LIST": reminder.listName,
+                "NUDGE_DUE": reminder.due.formatted(JournalEntry.instantFormat),
+                "NUDGE_LATE": String(Int(max(delivery.lateBy, 0).rounded(.down))),
+            ],
+            timeout: timeout,
+            capturesOutput: false
+        )
+    }
+}

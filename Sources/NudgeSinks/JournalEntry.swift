@@ -1,0 +1,81 @@
+import Foundation
+import NudgeCore
+
+/// One structured journal entry, its fields in the order they are sent. Values are sent length-delimited, so no
+/// newline, `=` or NUL in them can start a field of its own.
+public struct JournalEntry: Sendable, Equatable {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    public private(set) var fields: [Field] = []
+
+    /// The fixed MESSAGE_ID of each kind of entry, for `journalctl MESSAGE_ID=…`. Never change one: people's
+    /// queries and alerts name them.
+    public static func messageID(of kind: ReminderEvent.Kind) -> String {
+        switch kind {
+        case .fired: "28c762f3a8fece76dcfed12e357523d6"
+        case .missed: "72f7bf7230b9074eeda6e1df4c91daad"
+        case .scheduled: "e640508344e5d57ab99ebfd37b8cf9b4"
+        case .replaced: "24c5bbf9930c375e9d02361fd8d59084"
+        case .cancelled: "ab1437b7f104fd97cd3bf09055645fde"
+        case .snoozed: "57e60be36ae4a3a63aa01d34b18d620b"
+        }
+    }
+
+    /// syslog priorities: a reminder that fires is a notice; one that fires late or is missed, a warning; the
+    /// scheduler's other decisions, information.
+    public static func priority(of event: ReminderEvent) -> Int {
+        switch event.kind {
+        case .fired: (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
+        case .missed: 4
+        case .scheduled, .replaced, .cancelled, .snoozed: 6
+        }
+    }
+
+    public init(_ event: ReminderEvent) {
+        let due = event.due.formatted(Self.instantFormat)
+        let message =
+            switch event.kind {
+            case .fired: event.text
+            case .missed: "missed (nudged was not running when it fell due): \(event.text)"
+            case .scheduled: "scheduled for \(due): \(event.text)"
+            case .replaced: "rescheduled for \(due): \(event.text)"
+            case .cancelled: "cancelled: \(event.text)"
+            case .snoozed: "snoozed until \(due): \(event.text)"
+            }
+        append("MESSAGE", message)
+        append("PRIORITY", String(Self.priority(of: event)))
+        append("MESSAGE_ID", Self.messageID(of: event.kind))
+        append("SYSLOG_IDENTIFIER", "nudge")
+        append("NUDGE_EVENT", event.kind.rawValue)
+        append("NUDGE_ITEM_ID", String(event.itemID))
+        append("NUDGE_LIST", event.listName)
+        append("NUDGE_DUE", due)
+        if let lateBy = event.lateBy {
+            append("NUDGE_LATE_USEC", String(Int64((max(lateBy, 0) * 1_000_000).rounded())))
+        }
+    }
+
+    /// journald's rule for a field an application may set: 1 to 64 of A–Z, 0–9 and `_`, not starting with a digit
+    /// or `_` (those are journald's own trusted fields). journald silently drops fields that break it.
+    public static func isValidFieldName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 64, first != UInt8(ascii: "_"),
+            !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        else { return false }
+        return name.utf8.allSatisfy {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
+        }
+    }
+
+    /// The first field name journald would refuse, if any.
+    public var invalidFieldName: String? { fields.first { !Self.isValidFieldName($0.name) }?.name }
+
+    mutating func append(_ name: String, _ value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    static let instantFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+}

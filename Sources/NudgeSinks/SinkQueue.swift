@@ -1,0 +1,62 @@
+import Logging
+import NudgeCore
+import Synchronization
+
+/// Feeds one sink its work on a task of its own, in the order it was enqueued: a withdrawal never overtakes the
+/// delivery it takes back, and a sink that hangs holds up only its own queue. Enqueuing never waits.
+public final class SinkQueue: Sendable {
+    public enum Work: Sendable, Equatable {
+        case deliver(Delivery)
+        case withdraw(itemID: Int)
+        case observe(ReminderEvent)
+    }
+
+    /// Work kept waiting behind a stuck sink, at most; more is dropped, and the first drop is logged.
+    public static let capacity = 10_000
+
+    public let sink: any ReminderSink
+    private let continuation: AsyncStream<Work>.Continuation
+    private let consumer: Task<Void, Never>
+    private let hasDropped = Atomic<Bool>(false)
+    private let logger: Logger
+
+    public init(_ sink: any ReminderSink, logger: Logger) {
+        self.sink = sink
+        self.logger = logger
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Work.self,
+            bufferingPolicy: .bufferingOldest(Self.capacity)
+        )
+        self.continuation = continuation
+        consumer = Task {
+            for await work in stream {
+                switch work {
+                case .deliver(let delivery): await sink.deliver(delivery)
+                case .withdraw(let itemID): await sink.withdraw(itemID: itemID)
+                case .observe(let event): await sink.observe(event)
+                }
+            }
+        }
+    }
+
+    public func enqueue(_ work: Work) {
+        guard case .dropped = continuation.yield(work) else { return }
+        if !hasDropped.exchange(true, ordering: .relaxed) {
+            logger.error(
+                "the \(sink.name) sink is not keeping up: \(Self.capacity) items wait for it; newer ones are dropped"
+            )
+        }
+    }
+
+    /// Takes no more work and waits until what is queued is done, or `timeout` has passed.
+    public func finish(within timeout: Duration) async {
+        continuation.finish()
+        let consumer = consumer
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await consumer.value }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// `nudged --on-fire PROGRAM [ARG...]`: the command sink, running a real program.
+@Suite(.serialized) struct OnFireTests {
+    @Test func theProgramRunsWithoutAShellWithTheReminderInItsEnvironment() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let recorder = try FireRecorder(in: sandbox)
+        let trap = sandbox.path + "/a-shell-ran"
+        let arguments = ["--flag", "two words", "$(touch \(trap))", ""]
+        let daemon = try Daemon(sandbox, sinks: "command", arguments: ["--on-fire", recorder.program] + arguments)
+        defer { daemon.stop() }
+
+        let due = wholeSecond(after: 2)
+        let text = "-rf it's `touch \(trap)` $(touch \(trap))\nline 2; echo > \(trap)"
+        let itemID = try sandbox.addItem(text, due: due)
+        #expect(eventually(within: 5) { recorder.firedAt(itemID) != nil }, "\(daemon.log)")
+
+        #expect(recorder.arguments(itemID) == arguments)
+        let environment = recorder.environment(itemID)
+        #expect(environment["NUDGE_ITEM_ID"] == String(itemID))
+        #expect(environment["NUDGE_TEXT"] == text)
+        #expect(environment["NUDGE_LIST"] == "List")
+        #expect(environment["NUDGE_DUE"] == due.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        #expect(environment["NUDGE_LATE"] == "0")
+        #expect(!FileManager.default.fileExists(atPath: trap), "something ran the text or the arguments as shell")
+        #expect(
+            eventually(within: 2) {
+                daemon.log.contains("on-fire \(recorder.program) for item \(itemID) exited with status 0")
+            }
+        )
+    }
+
+    @Test func aProgramStillRunningAtTheTimeoutIsStoppedAndSaidSo() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try Daemon(
+            sandbox,
+            sinks: "command,log",
+            arguments: ["--on-fire-timeout", "1s", "--on-fire", "/bin/sleep", "30"]
+        )
+        defer { daemon.stop() }
+
+        let itemID = try sandbox.addItem("slow", due: wholeSecond(after: 1))
+        #expect(
+            eventually(within: 5) {
+                daemon.log.contains("on-fire /bin/sleep for item \(itemID) was stopped after 1 s without finishing")
+            },
+            "\(daemon.log)"
+        )
+        // The log sink was not held up by the slow command.
+        #expect(daemon.log.contains("reminder: slow"))
+        let children = try run("/usr/bin/pgrep", ["-P", String(daemon.process.processIdentifier)])
+        #expect(children.stdout.isEmpty, "left behind: \(children.stdout)")
+    }
+
+    @Test func aFailingOrMissingProgramIsLogged() throws {
+        for (program, expected) in [
+            (["/bin/sh", "-c", "exit 3"], "on-fire /bin/sh for item 1 exited with status 3"),
+            (["/no/such/program"], "on-fire /no/such/program for item 1 could not start"),
+        ] {
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let daemon = try Daemon(sandbox, sinks: "command", arguments: ["--on-fire"] + program)
+            defer { daemon.stop() }
+            #expect(try sandbox.addItem("fails", due: wholeSecond(after: 1)) == 1)
+            #expect(eventually(within: 4) { daemon.log.contains(expected) }, "\(daemon.log)")
+        }
+    }
+
+    @Test func onFireNeedsTheCommandSinkAndTheCommandSinkNeedsOnFire() throws {
+        for arguments in [["--sinks", "journal", "--on-fire", "/bin/true"], ["--sinks", "command"]] {
+            let result = try run(Binaries.nudged, arguments)
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("--on-fire"), "\(result.stderr)")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NudgeCore
+import Testing
+
+@testable import NudgeSinks
+
+@Suite struct JournalEntryTests {
+    private let reminder = Reminder(
+        itemID: 7,
+        text: "water the plants\nPRIORITY=0",
+        listName: "Home",
+        due: Date(timeIntervalSince1970: 1_800_000_000.25)
+    )
+
+    @Test func aFiredReminderCarriesTheDesignedFieldsInOrder() {
+        let event = ReminderEvent(.fired, of: reminder, at: reminder.due + 0.5, lateBy: 0.5)
+        let entry = JournalEntry(event)
+        #expect(
+            entry.fields.map(\.name) == [
+                "MESSAGE", "PRIORITY", "MESSAGE_ID", "SYSLOG_IDENTIFIER", "NUDGE_EVENT", "NUDGE_ITEM_ID", "NUDGE_LIST",
+                "NUDGE_DUE", "NUDGE_LATE_USEC",
+            ]
+        )
+        let values = Dictionary(uniqueKeysWithValues: entry.fields.map { ($0.name, $0.value) })
+        #expect(values["MESSAGE"] == "water the plants\nPRIORITY=0")
+        #expect(values["PRIORITY"] == "5")
+        #expect(values["MESSAGE_ID"] == JournalEntry.messageID(of: .fired))
+        #expect(values["NUDGE_ITEM_ID"] == "7")
+        #expect(values["NUDGE_LIST"] == "Home")
+        #expect(values["NUDGE_DUE"] == "2027-01-15T08:00:00.250Z")
+        #expect(values["NUDGE_LATE_USEC"] == "500000")
+        #expect(entry.invalidFieldName == nil)
+    }
+
+    @Test func lateAndMissedRemindersAreWarningsAndDecisionsAreInformation() {
+        #expect(JournalEntry.priority(of: ReminderEvent(.fired, of: reminder, at: reminder.due + 60, lateBy: 60)) == 4)
+        #expect(JournalEntry.priority(of: ReminderEvent(.missed, of: reminder, at: reminder.due, lateBy: 1e6)) == 4)
+        #expect(JournalEntry.priority(of: ReminderEvent(.scheduled, of: reminder, at: reminder.due)) == 6)
+        #expect(JournalEntry(ReminderEvent(.scheduled, of: reminder, at: reminder.due)).fields.count == 8)
+    }
+
+    @Test func everyKindHasItsOwnWellFormedMessageID() {
+        let ids = ReminderEvent.Kind.allCases.map(JournalEntry.messageID(of:))
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) && $0 == $0.lowercased() })
+    }
+
+    @Test(arguments: [
+        ("MESSAGE", true), ("NUDGE_ITEM_ID", true), ("A1_B", true), (String(repeating: "A", count: 64), true),
+        ("", false), ("message", false), ("_PID", false), ("1ABC", false), ("A=B", false), ("A\nB", false),
+        ("NUDGE-LIST", false), (String(repeating: "A", count: 65), false), ("ÄB", false),
+    ])
+    func fieldNamesFollowJournaldsRule(name: String, valid: Bool) {
+        #expect(JournalEntry.isValidFieldName(name) == valid)
+    }
+}
