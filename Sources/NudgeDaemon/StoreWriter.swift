@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import NudgeCore
 import NudgeStore
 import Synchronization
@@ -9,9 +9,12 @@ import Synchronization
 /// When a write fails, its changes and every change queued behind it (computed on top of them) fail, and so does
 /// every later commit until `resynchronized()`: the service must first reload what is durable.
 final class StoreWriter: Sendable {
+    /// Starts a drain of the waiting commits somewhere it may block on fsync: off the event loops, and off
+    /// Dispatch (see `NudgedCommand.mainOnEventLoops()`). Tests pass one that holds the drain back.
+    typealias Launcher = @Sendable (_ drain: @escaping @Sendable () -> Void) -> Void
+
     let store: ChecklistStore
-    /// Where writes block on fsync, off the concurrency pool.
-    private let queue: DispatchQueue
+    private let launch: Launcher
     private let state = Mutex(State())
 
     private struct State: ~Copyable {
@@ -21,9 +24,18 @@ final class StoreWriter: Sendable {
         var writes = 0
     }
 
-    init(store: ChecklistStore, queue: DispatchQueue = DispatchQueue(label: "nudged.store-writer")) {
+    /// By default each drain gets a thread of its own, which ends when nothing is left to write: a thread costs
+    /// far less than the fsyncs it waits on, and an idle writer has nothing that could wake up.
+    init(store: ChecklistStore, launch: @escaping Launcher = StoreWriter.onNewThread) {
         self.store = store
-        self.queue = queue
+        self.launch = launch
+    }
+
+    static func onNewThread(_ drain: @escaping @Sendable () -> Void) {
+        Thread {
+            Thread.current.name = "nudged-writer"
+            drain()
+        }.start()
     }
 
     /// How many writes have been made: with group commit, fewer than the commits.
@@ -45,7 +57,7 @@ final class StoreWriter: Sendable {
                 state.writing = true
                 return true
             }
-            if startWriting { queue.async { self.drain() } }
+            if startWriting { launch { self.drain() } }
         }
     }
 

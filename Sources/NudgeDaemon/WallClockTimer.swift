@@ -16,8 +16,11 @@ final class WallClockTimer: Sendable {
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         self.descriptor = descriptor
         self.onWake = onWake
-        let thread = Thread { [self] in self.run() }
-        thread.name = "nudged-timer"
+        let thread = Thread { [self] in
+            // Named from inside: on Linux, Foundation does not pass a name set before `start()` to the kernel.
+            Thread.current.name = "nudged-timer"
+            self.run()
+        }
         thread.start()
     }
 

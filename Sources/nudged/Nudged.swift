@@ -1,9 +1,10 @@
 import NudgeDaemon
 
-/// The executable is thin: everything, `--help` included, lives in NudgeDaemon's `NudgedCommand`.
+/// The executable is thin: everything, `--help` included, lives in NudgeDaemon's `NudgedCommand`. `main` is
+/// synchronous on purpose: see `NudgedCommand.mainOnEventLoops()`.
 @main
 enum Nudged {
-    static func main() async {
-        await NudgedCommand.main()
+    static func main() {
+        NudgedCommand.mainOnEventLoops()
     }
 }

@@ -1,7 +1,7 @@
-import Dispatch
 import Foundation
 import NudgeCore
 import NudgeStore
+import Synchronization
 import Testing
 
 @testable import NudgeDaemon
@@ -18,10 +18,9 @@ import Testing
 
     @Test func commitsThatArriveDuringAWriteAreWrittenTogether() async throws {
         try await withStore { store in
-            // A suspended queue stands for a write in flight: every commit must wait behind it.
-            let queue = DispatchQueue(label: "test.store-writer")
-            queue.suspend()
-            let writer = StoreWriter(store: store, queue: queue)
+            // A drain held back stands for a write in flight: every commit must wait behind it.
+            let held = Mutex<[@Sendable () -> Void]>([])
+            let writer = StoreWriter(store: store) { drain in held.withLock { $0.append(drain) } }
             let changes = (1...20).map { itemID in
                 ChecklistChange.putItem(
                     ChecklistItem(itemID: itemID, text: "item \(itemID)", createdAt: Date()),
@@ -32,7 +31,9 @@ import Testing
                 for change in changes { group.addTask { try await writer.commit([change]) } }
                 // Let every commit queue up, then let the writer run.
                 while writer.queuedCount < changes.count { await Task.yield() }
-                queue.resume()
+                let drains = held.withLock { $0 }
+                #expect(drains.count == 1)
+                for drain in drains { StoreWriter.onNewThread(drain) }
                 try await group.waitForAll()
             }
             #expect(writer.writeCount == 1)

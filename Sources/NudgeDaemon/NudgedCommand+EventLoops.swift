@@ -1,0 +1,33 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+extension NudgedCommand {
+    /// Runs nudged from a synchronous `main`, with Swift concurrency's jobs on NIO's event loops instead of
+    /// libdispatch's worker pool. Call it first thing: the executor must be in place before any task starts.
+    ///
+    /// Why: on Linux, the first worker thread of a Dispatch global queue starts a monitor of the pool that wakes
+    /// the process every second from then on, and nudged must sleep until a reminder is due (`WakeupTests`). Seen
+    /// with gdb (`break _dispatch_workq_init_once`), these start it: an `async` `main` (its jobs are drained by
+    /// `dispatch_main`), Swift concurrency's default global executor, `DispatchQueue.global()`, and `Task.sleep`
+    /// even with this executor (NIO takes over only jobs that run now; delayed ones still go to Dispatch). So none
+    /// of them may run at start-up, on an API request or while idle: wait with the timerfd (`WallClockTimer`) or an
+    /// event loop's `scheduleTask`. Serial queues and their sources (ServiceLifecycle's signal handling) do not
+    /// start it. Code in tasks runs on an event loop: work that blocks (fsync) belongs on a thread of its own.
+    public static func mainOnEventLoops() {
+        if !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+            FileHandle.standardError.write(
+                Data("nudged: Swift concurrency runs on libdispatch, which wakes the process every second\n".utf8)
+            )
+        }
+        let finished = ConditionLock(value: false)
+        Task.detached {
+            await main()
+            finished.lock()
+            finished.unlock(withValue: true)
+        }
+        finished.lock(whenValue: true)
+        finished.unlock()
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// Steps the machine's wall clock (CLOCK_REALTIME) and puts it back: the clock is restored to where it would have
+/// been had it never been stepped, the time it read before the first step plus the CLOCK_MONOTONIC time elapsed
+/// since, so the stepped seconds never linger whatever the test does in between.
+final class SteppedClock {
+    private let startRealtime: timespec
+    private let startMonotonic: timespec
+    private(set) var offset: TimeInterval = 0
+
+    init() {
+        startRealtime = Self.read(CLOCK_REALTIME)
+        startMonotonic = Self.read(CLOCK_MONOTONIC)
+    }
+
+    /// Moves the wall clock by `seconds` (negative: back). Needs CAP_SYS_TIME.
+    func step(by seconds: TimeInterval) throws {
+        try Self.set(Self.seconds(Self.read(CLOCK_REALTIME)) + seconds)
+        offset += seconds
+    }
+
+    /// Sets the wall clock to the start plus the monotonic time elapsed; records an issue if it cannot.
+    func restore() {
+        guard offset != 0 else { return }
+        let elapsed = Self.seconds(Self.read(CLOCK_MONOTONIC)) - Self.seconds(startMonotonic)
+        do {
+            try Self.set(Self.seconds(startRealtime) + elapsed)
+            offset = 0
+        } catch {
+            Issue.record("could not restore the wall clock, which is \(offset) s off: \(error)")
+        }
+    }
+
+    private static func read(_ clock: clockid_t) -> timespec {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return now
+    }
+
+    private static func seconds(_ time: timespec) -> TimeInterval {
+        TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9
+    }
+
+    private static func set(_ seconds: TimeInterval) throws {
+        let whole = seconds.rounded(.down)
+        var time = timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
+        guard clock_settime(CLOCK_REALTIME, &time) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
+        }
+    }
+}
+
+/// A wall-clock change makes nudged look again at once (DESIGN §3): its timerfd is armed with
+/// TFD_TIMER_CANCEL_ON_SET, so setting the clock wakes it whichever way the clock moved.
+///
+/// These tests step the machine's clock, which would disturb every test running beside them, so they run only
+/// with NUDGE_CLOCK_TESTS=1: `scripts/test` runs them on their own after everything else. They need root (or
+/// CAP_SYS_TIME) and put the clock back even when they fail.
+@Suite(
+    .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["NUDGE_CLOCK_TESTS"] == "1",
+        "steps the wall clock; scripts/test runs it alone, with NUDGE_CLOCK_TESTS=1"
+    )
+)
+struct ClockChangeTests {
+    /// How long a wall-clock step may take to show as events at a watching client.
+    private static let promptly: Duration = .seconds(1)
+
+    /// Waits, by the monotonic clock, until `condition` holds or `limit` passes; returns how long it took, or nil.
+    private func waitUntil(within limit: Duration, _ condition: () -> Bool) -> Duration? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        while clock.now - start < limit {
+            if condition() { return clock.now - start }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return condition() ? clock.now - start : nil
+    }
+
+    @Test func steppingTheClockPastADueInstantFiresItAtOnce() throws {
+        let nudged = try WatchedDaemon()
+        defer { nudged.stop() }
+        let watcher = nudged.watcher
+
+        let due = wholeSecond(after: 600)
+        let id = try nudged.add("check the oven", "--due", iso(due))
+        let clock = SteppedClock()
+        defer { clock.restore() }
+        try clock.step(by: 660)
+        let took = waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: id).isEmpty }
+        clock.restore()
+
+        #expect(took != nil, "no fired event within \(Self.promptly) of the step; events: \(watcher.events)")
+        let fired = watcher.events(kind: "fired", item: id)
+        #expect(fired.count == 1, "events: \(watcher.events)")
+        #expect(date(fired.first?["due"]) == due)
+        #expect(nudged.daemon.log.contains("reminder: check the oven"), "log:\n\(nudged.daemon.log)")
+        print("fired \(took.map { "\($0)" } ?? "never") after the wall clock was stepped past its instant")
+    }
+
+    /// Forward past A's instant (A fires), back to before it, forward past it again (A must not fire twice), then on
+    /// past B's: B, due later, stays pending throughout and fires once the clock passes its instant.
+    @Test func steppingTheClockBackNeitherFiresAReminderAgainNorLosesAPendingOne() throws {
+        let nudged = try WatchedDaemon()
+        defer { nudged.stop() }
+        let watcher = nudged.watcher
+
+        let dueA = wholeSecond(after: 600)
+        let dueB = dueA + 600
+        let a = try nudged.add("first", "--due", iso(dueA))
+        let b = try nudged.add("second", "--due", iso(dueB))
+        let clock = SteppedClock()
+        defer { clock.restore() }
+
+        try clock.step(by: 660)
+        #expect(waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: a).isEmpty } != nil)
+        try clock.step(by: -660)
+        Thread.sleep(forTimeInterval: 0.3)
+        let pendingAfterBack = try nudged.sandbox.nudge("pending", "--json")
+        try clock.step(by: 660)
+        Thread.sleep(forTimeInterval: 0.5)
+        let firedAAfterSecondPass = watcher.events(kind: "fired", item: a).count
+        let firedBEarly = watcher.events(kind: "fired", item: b).count
+        try clock.step(by: 600)
+        let tookB = waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: b).isEmpty }
+        clock.restore()
+
+        #expect(firedAAfterSecondPass == 1, "A fired again after the clock went back; events: \(watcher.events)")
+        #expect(firedBEarly == 0, "B fired before its instant; events: \(watcher.events)")
+        let pending = try JSONSerialization.jsonObject(with: Data(pendingAfterBack.stdout.utf8)) as? [[String: Any]]
+        #expect(pending?.compactMap { $0["itemID"] as? Int } == [b], "pending after the step back: \(pendingAfterBack)")
+        #expect(tookB != nil, "B did not fire once the clock passed its instant; events: \(watcher.events)")
+        #expect(watcher.events(kind: "fired", item: b).count == 1)
+        #expect(watcher.events(kind: "fired", item: a).count == 1)
+        let shown = try nudged.sandbox.nudge("show", String(a), "--json")
+        let item = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        #expect(date(item?["lastFiredAt"]) == dueA)
+    }
+}
