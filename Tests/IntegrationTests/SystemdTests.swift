@@ -121,7 +121,7 @@ import Testing
         #expect((16...21).contains(pings.count), "\(pings.count) pings in 2 s")
         #expect(gaps.allSatisfy { $0 < interval }, "a gap reached the interval: \(gaps)")
         #expect(
-            pings.last?.value("STATUS")?.contains("reminders pending") == true,
+            pings.last?.value("STATUS")?.contains("pending: 0") == true,
             "\(pings.last.map { "\($0)" } ?? "")"
         )
 

@@ -55,6 +55,6 @@ struct SystemdService: Service {
 
     private static func status(_ health: HealthResource) -> String {
         let next = health.nextDue.map { ", next due \($0.formatted(.iso8601))" } ?? ""
-        return "Serving \(health.socket): \(health.items) items, \(health.pending) reminders pending\(next)"
+        return "Serving \(health.socket); items: \(health.items), pending: \(health.pending)\(next)"
     }
 }
