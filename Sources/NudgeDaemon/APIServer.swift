@@ -16,7 +16,12 @@ import ServiceLifecycle
 enum APIServer {
     static let maximumBodySize = 1 << 20
 
-    static func make(service: ReminderService, socket: String, logger: Logger) throws -> any Service {
+    static func make(
+        service: ReminderService,
+        socket: String,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable () async -> Void = {}
+    ) throws -> any Service {
         let responder = router(service: service, socket: socket).buildResponder()
         let expectedUID = getuid()
         return try HTTPServerBuilder.http1().buildServer(
@@ -44,6 +49,8 @@ enum APIServer {
                 }
             }
             try await responseWriter.write(response: response.head, body: response.body)
+        } onServerRunning: { _ in
+            await onServerRunning()
         }
     }
 

@@ -12,8 +12,8 @@ extension NudgedCommand {
     /// with gdb (`break _dispatch_workq_init_once`), these start it: an `async` `main` (its jobs are drained by
     /// `dispatch_main`), Swift concurrency's default global executor, `DispatchQueue.global()`, and `Task.sleep`
     /// even with this executor (NIO takes over only jobs that run now; delayed ones still go to Dispatch). So none
-    /// of them may run at start-up, on an API request or while idle: wait with the timerfd (`WallClockTimer`) or an
-    /// event loop's `scheduleTask`. Serial queues and their sources (ServiceLifecycle's signal handling) do not
+    /// of them may run at start-up, on an API request or while idle: wait with the timerfd (`WallClockTimer`) or
+    /// `EventLoopClock`. Serial queues and their sources (ServiceLifecycle's signal handling) do not
     /// start it. Code in tasks runs on an event loop: work that blocks (fsync) belongs on a thread of its own.
     public static func mainOnEventLoops() {
         if !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {

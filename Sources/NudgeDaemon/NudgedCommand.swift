@@ -44,6 +44,10 @@ public struct NudgedCommand: AsyncParsableCommand {
             stderr. The start-up log says which sinks are on and why any is off.
 
             Example: nudged --sinks journal,command --on-fire notify-pager --team ops
+
+            Under systemd (Type=notify; units/ has a user and a system unit) nudged tells $NOTIFY_SOCKET READY=1 \
+            once it serves, WATCHDOG=1 every half WatchdogSec= while its scheduler answers, and STOPPING=1 on \
+            SIGTERM. Without NOTIFY_SOCKET it sends nothing and sets no timer.
             """
     )
 
@@ -179,6 +183,7 @@ struct Daemon {
         // Past a file-size limit (RLIMIT_FSIZE) a save must fail with EFBIG and be answered as an error, like a
         // full disk; the default action of SIGXFSZ would kill the daemon instead.
         signal(SIGXFSZ, SIG_IGN)
+        let systemdEnvironment = SystemdEnvironment.take()
         try SocketDirectory.prepare(for: paths.socket)
         let store = try ChecklistStore.open(path: paths.store)
         defer { store.close() }
@@ -192,16 +197,25 @@ struct Daemon {
         )
         try await service.start()
         try SocketDirectory.removeStaleSocket(at: paths.socket)
-        let server = try APIServer.make(service: service, socket: paths.socket, logger: logger)
+        let systemd = SystemdService(
+            environment: systemdEnvironment,
+            service: service,
+            socket: paths.socket,
+            logger: logger
+        )
+        let server = try APIServer.make(service: service, socket: paths.socket, logger: logger) {
+            await systemd?.serverIsRunning()
+        }
         defer { unlink(paths.socket) }
         logger.notice(
             "nudged serving \(paths.socket) (\(paths.runtimeDirectoryReason)); store \(paths.store); \(sinks.summary)"
         )
         // Services stop in reverse order: the scheduler first, which ends every event stream (a server waiting for
         // a `watch` client's endless stream would never finish), then the server, finishing requests in flight.
+        // Before both, systemd hears STOPPING=1.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [server, SchedulerService(service: service)],
+                services: [server, SchedulerService(service: service)] + (systemd.map { [$0] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -8,8 +8,11 @@ final class BlockingLane: @unchecked Sendable {
     private var waiting: [@Sendable () -> Void] = []
 
     init(name: String) {
-        let thread = Thread { [self] in self.run() }
-        thread.name = name
+        let thread = Thread { [self] in
+            // Named from inside: on Linux, Foundation does not pass a name set before `start()` to the kernel.
+            Thread.current.name = name
+            self.run()
+        }
         thread.start()
     }
 

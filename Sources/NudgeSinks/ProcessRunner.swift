@@ -83,7 +83,7 @@ public struct SubprocessRunner: ProcessRunner {
         await withTaskGroup(of: ProcessOutcome?.self) { group in
             group.addTask { await launch(command) }
             group.addTask {
-                try? await Task.sleep(for: command.timeout)
+                try? await EventLoopClock().sleep(for: command.timeout)
                 return nil
             }
             let first = await group.next() ?? nil

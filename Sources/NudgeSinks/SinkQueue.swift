@@ -54,7 +54,7 @@ public final class SinkQueue: Sendable {
         let consumer = consumer
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await consumer.value }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { try? await EventLoopClock().sleep(for: timeout) }
             await group.next()
             group.cancelAll()
         }

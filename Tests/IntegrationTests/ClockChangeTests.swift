@@ -85,7 +85,7 @@ struct ClockChangeTests {
         let watcher = nudged.watcher
 
         let due = wholeSecond(after: 600)
-        let id = try nudged.add("check the oven", "--due", iso(due))
+        let id = try nudged.sandbox.addItem("check the oven", due: due)
         let clock = SteppedClock()
         defer { clock.restore() }
         try clock.step(by: 660)
@@ -109,8 +109,8 @@ struct ClockChangeTests {
 
         let dueA = wholeSecond(after: 600)
         let dueB = dueA + 600
-        let a = try nudged.add("first", "--due", iso(dueA))
-        let b = try nudged.add("second", "--due", iso(dueB))
+        let a = try nudged.sandbox.addItem("first", due: dueA)
+        let b = try nudged.sandbox.addItem("second", due: dueB)
         let clock = SteppedClock()
         defer { clock.restore() }
 

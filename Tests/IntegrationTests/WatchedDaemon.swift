@@ -7,10 +7,10 @@ struct WatchedDaemon {
     let daemon: Daemon
     let watcher: Watcher
 
-    init() throws {
+    init(sinks: String = "log", arguments: [String] = []) throws {
         sandbox = try Sandbox()
         do {
-            daemon = try Daemon(sandbox)
+            daemon = try Daemon(sandbox, sinks: sinks, arguments: arguments)
         } catch {
             sandbox.remove()
             throw error
@@ -28,12 +28,5 @@ struct WatchedDaemon {
         watcher.stop()
         daemon.stop()
         sandbox.remove()
-    }
-
-    /// Runs `nudge add` with `arguments` and returns the new item's ID.
-    func add(_ arguments: String...) throws -> Int {
-        let result = try run(Binaries.nudge, ["add"] + arguments + ["--socket", sandbox.socket])
-        #expect(result.status == 0, "nudge add failed: \(result.stderr)")
-        return try #require(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stdout)")
     }
 }

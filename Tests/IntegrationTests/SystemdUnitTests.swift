@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// The units in units/ and the install scripts, checked with systemd's own tools against an install staged in a
+/// temporary root (DESTDIR): nothing on the machine is touched. scripts/install-deps installs systemd and
+/// util-linux, so the gate below never hides a missing tool on the test machine.
+@Suite(
+    .serialized,
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+        "needs systemd-analyze (systemd) and unshare (util-linux)"
+    )
+)
+struct SystemdUnitTests {
+    static let maximumSystemScore = 2.5
+
+    /// A temporary root holding what `DESTDIR=root scripts/install --binaries .build/debug` put there.
+    private struct StagedInstall {
+        let root: String
+
+        init() throws {
+            try Binaries.require(Binaries.nudged)
+            try Binaries.require(Binaries.nudge)
+            var template = Array("/tmp/nudge-install-XXXXXX".utf8CString)
+            root = String(cString: try #require(mkdtemp(&template)))
+            let installed = try script("install", "--binaries", (Binaries.nudged as NSString).deletingLastPathComponent)
+            #expect(installed.status == 0, "\(installed)")
+        }
+
+        func script(_ name: String, _ arguments: String...) throws -> CommandResult {
+            var environment = ProcessInfo.processInfo.environment
+            environment["DESTDIR"] = root
+            return try run(Binaries.packageRoot + "/scripts/" + name, arguments, environment: environment)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: root) }
+
+        var systemUnit: String { root + "/usr/local/lib/systemd/system/nudged-system.service" }
+        var userUnit: String { root + "/usr/local/lib/systemd/user/nudged.service" }
+
+        /// `systemd-analyze ARGUMENTS` in a private mount namespace where the staged /usr/local/bin is mounted over
+        /// the real one, so the units' ExecStart=/usr/local/bin/nudged exists as on an installed machine.
+        func analyze(_ arguments: [String]) throws -> CommandResult {
+            var template = Array("/tmp/nudge-xdg-XXXXXX".utf8CString)
+            let runtime = String(cString: try #require(mkdtemp(&template)))
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_RUNTIME_DIR"] = runtime  // the user manager's paths need one
+            return try run(
+                "/usr/bin/unshare",
+                [
+                    "--mount", "--map-root-user", "/bin/sh", "-c",
+                    "mount --bind \"$0/usr/local/bin\" /usr/local/bin && exec systemd-analyze \"$@\"", root,
+                ] + arguments,
+                environment: environment
+            )
+        }
+    }
+
+    /// The overall exposure `systemd-analyze security` printed, like 0.4 for "… exposure level for x: 0.4 SAFE".
+    private func exposure(_ output: String) -> Double? {
+        guard let line = output.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }),
+            let score = line.split(separator: ":").last?.split(separator: " ").first
+        else { return nil }
+        return Double(score)
+    }
+
+    @Test func installStagesBinariesAndUnitsWhereSystemdLooksAndUninstallRemovesThem() throws {
+        let staged = try StagedInstall()
+        defer { staged.remove() }
+        let files = [
+            "/usr/local/bin/nudged": 0o755, "/usr/local/bin/nudge": 0o755,
+            "/usr/local/lib/systemd/user/nudged.service": 0o644,
+            "/usr/local/lib/systemd/system/nudged-system.service": 0o644,
+        ]
+        for (path, mode) in files {
+            let attributes = try FileManager.default.attributesOfItem(atPath: staged.root + path)
+            #expect(attributes[.posixPermissions] as? Int == mode, "\(path)")
+        }
+        // Where systemd 252 finds units of each manager.
+        let systemPaths = try run("/usr/bin/systemd-analyze", ["unit-paths"]).stdout
+        #expect(systemPaths.split(separator: "\n").contains("/usr/local/lib/systemd/system"))
+        let userPaths = try staged.analyze(["--user", "unit-paths"]).stdout
+        #expect(userPaths.split(separator: "\n").contains("/usr/local/lib/systemd/user"), "\(userPaths)")
+
+        let removed = try staged.script("uninstall")
+        #expect(removed.status == 0, "\(removed)")
+        for path in files.keys { #expect(!FileManager.default.fileExists(atPath: staged.root + path), "\(path)") }
+    }
+
+    @Test func bothUnitsPassSystemdAnalyzeVerifyWithTheBinaryAtExecStart() throws {
+        let staged = try StagedInstall()
+        defer { staged.remove() }
+        // verify warns about unknown keys yet exits 0: any output at all fails the test.
+        let system = try staged.analyze(["verify", staged.systemUnit])
+        #expect(system.status == 0 && system.stdout.isEmpty && system.stderr.isEmpty, "\(system)")
+        let user = try staged.analyze(["--user", "verify", staged.userUnit])
+        #expect(user.status == 0 && user.stdout.isEmpty && user.stderr.isEmpty, "\(user)")
+    }
+
+    @Test func systemUnitScoresAtMostTwoPointFiveOnSystemdAnalyzeSecurity() throws {
+        let unit = Binaries.packageRoot + "/units/nudged-system.service"
+        // --threshold counts tenths: exposure 2.5 is 25.
+        let threshold = String(Int(Self.maximumSystemScore * 10))
+        let system = try run(
+            "/usr/bin/systemd-analyze",
+            ["security", "--offline=yes", "--threshold=\(threshold)", "--no-pager", unit]
+        )
+        let score = try #require(exposure(system.stdout), "no score in:\n\(system.stdout)\(system.stderr)")
+        #expect(system.status == 0, "exposure \(score) is over \(Self.maximumSystemScore):\n\(system.stdout)")
+        #expect(score <= Self.maximumSystemScore)
+
+        var template = Array("/tmp/nudge-xdg-XXXXXX".utf8CString)
+        let runtime = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime
+        let user = try run(
+            "/usr/bin/systemd-analyze",
+            ["security", "--user", "--offline=yes", "--no-pager", Binaries.packageRoot + "/units/nudged.service"],
+            environment: environment
+        )
+        print(
+            "systemd-analyze security: nudged-system.service \(score), nudged.service (--user) "
+                + (exposure(user.stdout).map { "\($0)" } ?? "not scored: \(user.stderr)")
+        )
+    }
+
+    @Test func theSystemUnitKeepsItsStoreAndSocketInTheDirectoriesSystemdMakesForIt() throws {
+        let unit = try String(contentsOfFile: Binaries.packageRoot + "/units/nudged-system.service", encoding: .utf8)
+        let settings = unit.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(settings.contains("StateDirectory=nudge"))
+        #expect(settings.contains("RuntimeDirectory=nudge"))
+        // nudged refuses a socket directory others may enter.
+        #expect(settings.contains("RuntimeDirectoryMode=0700"))
+        #expect(settings.contains("UMask=0077"))
+        let execStart = try #require(settings.first { $0.hasPrefix("ExecStart=") })
+        #expect(execStart.contains("--store /var/lib/nudge/Checklists.plist"), "\(execStart)")
+        #expect(execStart.contains("--socket /run/nudge/nudged.sock"), "\(execStart)")
+    }
+}
