@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "NudgeSinks",
             dependencies: [
-                "NudgeCore", "CSystemd",
+                "NudgeCore", "NudgeAPI", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -1,5 +1,6 @@
 import Foundation
 import NudgeCore
+import NudgeSinks
 import NudgeStore
 import Synchronization
 
@@ -32,10 +33,7 @@ final class StoreWriter: Sendable {
     }
 
     static func onNewThread(_ drain: @escaping @Sendable () -> Void) {
-        Thread {
-            Thread.current.name = "nudged-writer"
-            drain()
-        }.start()
+        startThread(named: "nudged-writer", drain)
     }
 
     /// How many writes have been made: with group commit, fewer than the commits.

@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import Glibc
+import NudgeSinks
 import Synchronization
 
 /// One wake-up at a wall-clock instant, with no polling: a timerfd on CLOCK_REALTIME armed with TFD_TIMER_ABSTIME
@@ -16,12 +17,7 @@ final class WallClockTimer: Sendable {
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         self.descriptor = descriptor
         self.onWake = onWake
-        let thread = Thread { [self] in
-            // Named from inside: on Linux, Foundation does not pass a name set before `start()` to the kernel.
-            Thread.current.name = "nudged-timer"
-            self.run()
-        }
-        thread.start()
+        startThread(named: "nudged-timer") { [self] in run() }
     }
 
     /// Wakes at `instant`, replacing any earlier arming; nil disarms. An instant in the past wakes at once.

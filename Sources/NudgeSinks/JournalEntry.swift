@@ -1,4 +1,5 @@
 import Foundation
+import NudgeAPI
 import NudgeCore
 
 /// One structured journal entry, its fields in the order they are sent. Values are sent length-delimited, so no
@@ -35,7 +36,7 @@ public struct JournalEntry: Sendable, Equatable {
     }
 
     public init(_ event: ReminderEvent) {
-        let due = event.due.formatted(Self.instantFormat)
+        let due = APICoding.format(event.due)
         let message =
             switch event.kind {
             case .fired: event.text
@@ -76,6 +77,4 @@ public struct JournalEntry: Sendable, Equatable {
     mutating func append(_ name: String, _ value: String) {
         fields.append(Field(name: name, value: value))
     }
-
-    static let instantFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

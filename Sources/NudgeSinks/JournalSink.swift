@@ -6,14 +6,13 @@ import Synchronization
 import SystemPackage
 
 /// Writes every decision of the scheduler to the systemd journal as one structured entry (see `JournalEntry`), by
-/// `sd_journal_sendv`. Sends run on a thread of their own, so a stalled journald delays no other sink and no
+/// `sd_journal_sendv`. Each send runs on a thread of its own, so a stalled journald delays no other sink and no
 /// request. With no journald, entries go to stderr instead, and the sink says so once.
 public final class JournalSink: ReminderSink {
     public let name = "journal"
     /// Where journald listens; libsystemd always sends here.
     public static let socketPath = "/run/systemd/journal/socket"
 
-    private let lane = BlockingLane(name: "nudged-journal")
     private let logger: Logger
     private let toldUnavailable = Atomic<Bool>(false)
     private let failing = Atomic<Bool>(false)
@@ -42,7 +41,7 @@ public final class JournalSink: ReminderSink {
             logInstead(event)
             return
         }
-        switch await lane.perform({ Self.send(entry) }) {
+        switch await onThreadOfItsOwn(named: "nudged-journal", { Self.send(entry) }) {
         case .success:
             if failing.exchange(false, ordering: .relaxed) { logger.notice("journal entries are being written again") }
         case .failure(let errno):

@@ -5,12 +5,9 @@ import Testing
 /// timing tests must not compete for the two cores.
 @Suite(.serialized) struct DaemonTests {
     @Test func anEditMovingTheDueInstantFiresOnceAtTheNewInstantAndNeverAtTheOld() throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.remove() }
-        let daemon = try Daemon(sandbox)
-        defer { daemon.stop() }
-        let watcher = try Watcher(sandbox)
-        defer { watcher.stop() }
+        let nudged = try WatchedDaemon()
+        defer { nudged.stop() }
+        let (sandbox, watcher) = (nudged.sandbox, nudged.watcher)
 
         let first = wholeSecond(after: 2)
         let id = try sandbox.addItem("stretch", due: first)
@@ -28,12 +25,9 @@ import Testing
     }
 
     @Test func anItemCheckedOffBeforeItIsDueNeverFires() throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.remove() }
-        let daemon = try Daemon(sandbox)
-        defer { daemon.stop() }
-        let watcher = try Watcher(sandbox)
-        defer { watcher.stop() }
+        let nudged = try WatchedDaemon()
+        defer { nudged.stop() }
+        let (sandbox, daemon, watcher) = (nudged.sandbox, nudged.daemon, nudged.watcher)
 
         let due = wholeSecond(after: 2)
         let id = try sandbox.addItem("post the letter", due: due)
@@ -45,12 +39,9 @@ import Testing
     }
 
     @Test func deletingAnItemReportsItsReminderCancelled() throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.remove() }
-        let daemon = try Daemon(sandbox)
-        defer { daemon.stop() }
-        let watcher = try Watcher(sandbox)
-        defer { watcher.stop() }
+        let nudged = try WatchedDaemon()
+        defer { nudged.stop() }
+        let (sandbox, watcher) = (nudged.sandbox, nudged.watcher)
 
         let id = try sandbox.addItem("renew passport", due: wholeSecond(after: 3600))
         #expect(try sandbox.nudge("rm", String(id)).status == 0)

@@ -48,24 +48,26 @@ func run(_ path: String, _ arguments: [String], environment: [String: String]? =
     )
 }
 
-/// A Unix socket of `type` bound at `path`; the caller closes it.
-func boundUnixSocket(at path: String, type: __socket_type) throws -> Int32 {
-    let descriptor = socket(AF_UNIX, Int32(type.rawValue), 0)
-    guard descriptor >= 0 else { throw POSIXError(.EIO) }
+/// Calls `body` with the socket address of `path`; nil if the path does not fit one.
+func withUnixAddress<Result>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result? {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-        buffer.copyBytes(from: path.utf8)
-        buffer[path.utf8.count] = 0
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    guard bound == 0 else {
+}
+
+/// A Unix socket of `type` bound at `path`; the caller closes it.
+func boundUnixSocket(at path: String, type: __socket_type) throws -> Int32 {
+    let descriptor = socket(AF_UNIX, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    guard withUnixAddress(path, { bind(descriptor, $0, $1) }) == 0 else {
+        let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENAMETOOLONG)
         close(descriptor)
-        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
+        throw error
     }
     return descriptor
 }

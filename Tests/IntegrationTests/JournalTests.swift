@@ -16,12 +16,9 @@ import Testing
 
     @Test func itemTextCannotAddOrChangeAField() throws {
         try JournalReader.requireJournald()
-        let sandbox = try Sandbox()
-        defer { sandbox.remove() }
-        let daemon = try Daemon(sandbox, sinks: "journal")
-        defer { daemon.stop() }
-        let watcher = try Watcher(sandbox)
-        defer { watcher.stop() }
+        let nudged = try WatchedDaemon(sinks: "journal")
+        defer { nudged.stop() }
+        let (sandbox, daemon, watcher) = (nudged.sandbox, nudged.daemon, nudged.watcher)
 
         let due = wholeSecond(after: 2)
         let tricky =

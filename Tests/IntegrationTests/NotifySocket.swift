@@ -22,13 +22,7 @@ final class NotifySocket: Sendable {
 
     init(path: String) throws {
         self.path = path
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        guard withUnixAddress(path, { bind(descriptor, $0, $1) }) == 0 else {
-            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENAMETOOLONG)
-            Glibc.close(descriptor)
-            throw error
-        }
+        descriptor = try boundUnixSocket(at: path, type: SOCK_DGRAM)
     }
 
     deinit { Glibc.close(descriptor) }
@@ -78,17 +72,5 @@ final class NotifySocket: Sendable {
             before.append(message)
         }
         return (nil, before)
-    }
-}
-
-/// Calls `body` with the socket address of `path`; nil if the path does not fit one.
-func withUnixAddress<Result>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result? {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
 }

@@ -9,25 +9,20 @@ import SystemPackage
 struct SystemdNotifier: Sendable {
     /// `$NOTIFY_SOCKET` as given, for messages.
     let socket: String
-    /// The bytes of `sun_path`: the path without its terminating NUL, or NUL and the name for an abstract socket.
-    private let address: [UInt8]
+    private let address: UnixSocketAddress
     private let logger: Logger
 
     /// Nil, with a warning, for an address this protocol cannot reach (systemd also knows `vsock:` addresses; a
     /// local daemon is never given one).
     init?(socket: String, logger: Logger) {
-        let bytes = Array(socket.utf8)
-        switch bytes.first {
-        case UInt8(ascii: "/"): address = bytes
-        case UInt8(ascii: "@"): address = [0] + bytes.dropFirst()
-        default:
-            logger.warning("NOTIFY_SOCKET=\(socket) is neither a path nor an @abstract name; not notifying systemd")
+        // systemd hands out absolute paths and abstract names only.
+        guard socket.hasPrefix("/") || socket.hasPrefix("@"), let address = UnixSocketAddress(socket) else {
+            logger.warning(
+                "NOTIFY_SOCKET=\(socket) is neither a path nor an @abstract name that fits a Unix socket address; not notifying systemd"
+            )
             return nil
         }
-        guard address.count > 1, address.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            logger.warning("NOTIFY_SOCKET=\(socket) does not fit a Unix socket address; not notifying systemd")
-            return nil
-        }
+        self.address = address
         self.socket = socket
         self.logger = logger
     }
@@ -52,24 +47,17 @@ struct SystemdNotifier: Sendable {
         }
         // Nothing was written through this descriptor that close could lose.
         defer { _ = close(descriptor) }
-        var destination = sockaddr_un()
-        destination.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &destination.sun_path) { $0.copyBytes(from: address) }
-        // An abstract name is exactly as long as given; a path's length may include its NUL or not.
-        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + address.count)
         let sent = try valueOrErrno {
-            withUnsafePointer(to: &destination) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { destination in
-                    message.withUnsafeBytes { bytes in
-                        sendto(
-                            descriptor,
-                            bytes.baseAddress,
-                            bytes.count,
-                            Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
-                            destination,
-                            length
-                        )
-                    }
+            address.withSockaddr { destination, length in
+                message.withUnsafeBytes { bytes in
+                    sendto(
+                        descriptor,
+                        bytes.baseAddress,
+                        bytes.count,
+                        Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
+                        destination,
+                        length
+                    )
                 }
             }
         }
