@@ -6,6 +6,9 @@ import Testing
 /// The real runner on real programs from coreutils.
 @Suite struct SubprocessRunnerTests {
     private let runner = SubprocessRunner()
+    /// For runs whose timeout is not what is tested: the integration suites, running beside these on two cores,
+    /// can keep this process's tasks waiting for many seconds.
+    private static let roomy: Duration = .seconds(300)
 
     @Test func outputAndStatusComeBack() async {
         let outcome = await runner.run(
@@ -13,7 +16,7 @@ import Testing
                 "/bin/sh",
                 ["-c", "printf '%s' \"$GREETING\"; echo oops >&2; exit 4"],
                 environment: ["GREETING": "hello"],
-                timeout: .seconds(5),
+                timeout: Self.roomy,
                 capturesOutput: true
             )
         )
@@ -45,7 +48,7 @@ import Testing
 
     @Test func aMissingProgramDoesNotStart() async {
         let outcome = await runner.run(
-            ProcessCommand("/no/such/program", [], timeout: .seconds(5), capturesOutput: true)
+            ProcessCommand("/no/such/program", [], timeout: Self.roomy, capturesOutput: true)
         )
         guard case .notStarted = outcome.ending else {
             Issue.record("expected notStarted, got \(outcome.ending)")
@@ -55,8 +58,9 @@ import Testing
 
     @Test func aNULInAnArgumentIsShownNotTruncated() async {
         let outcome = await runner.run(
-            ProcessCommand("/bin/echo", ["a\u{0}b"], timeout: .seconds(5), capturesOutput: true)
+            ProcessCommand("/bin/echo", ["a\u{0}b"], timeout: Self.roomy, capturesOutput: true)
         )
+        #expect(outcome.ending == .exited(0))
         #expect(outcome.standardOutput == "a\u{2400}b\n")
     }
 }
