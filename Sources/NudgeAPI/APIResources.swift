@@ -23,8 +23,20 @@ public struct HealthResource: Codable, Sendable, Equatable {
     public var items: Int
     public var pending: Int
     public var nextDue: Date?
+    /// Clients streaming `/v1/events` now: a watcher counts from the moment its stream is subscribed, so once it
+    /// shows here, it sees every later event.
+    public var watchers: Int
 
-    public init(status: String, pid: Int32, store: String, socket: String, items: Int, pending: Int, nextDue: Date?) {
+    public init(
+        status: String,
+        pid: Int32,
+        store: String,
+        socket: String,
+        items: Int,
+        pending: Int,
+        nextDue: Date?,
+        watchers: Int
+    ) {
         self.status = status
         self.pid = pid
         self.store = store
@@ -32,6 +44,7 @@ public struct HealthResource: Codable, Sendable, Equatable {
         self.items = items
         self.pending = pending
         self.nextDue = nextDue
+        self.watchers = watchers
     }
 }
 

@@ -17,6 +17,9 @@ final class EventHub: Sendable {
         return stream
     }
 
+    /// How many streams are subscribed now.
+    var subscriberCount: Int { subscribers.withLock { $0.count } }
+
     func publish(_ events: [ReminderEvent]) {
         guard !events.isEmpty else { return }
         let current = subscribers.withLock { Array($0.values) }

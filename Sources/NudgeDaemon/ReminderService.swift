@@ -82,7 +82,8 @@ actor ReminderService {
             socket: socket,
             items: book.library.itemCount,
             pending: book.scheduler.pendingCount,
-            nextDue: book.scheduler.nextDue
+            nextDue: book.scheduler.nextDue,
+            watchers: events.subscriberCount
         )
     }
 

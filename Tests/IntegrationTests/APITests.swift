@@ -2,18 +2,18 @@ import Foundation
 import Testing
 
 /// The HTTP API as any client sees it, through curl on the Unix socket.
-@Suite(.serialized) struct APITests {
+@Suite(.timeLimit(.minutes(2))) struct APITests {
     private func errorCode(_ body: String) -> String? {
         let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
         return (json?["error"] as? [String: Any])?["code"] as? String
     }
 
-    @Test func badRequestsAreRefusedWithANamedProblemAndChangeNothing() throws {
+    @Test func badRequestsAreRefusedWithANamedProblemAndChangeNothing() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try Daemon(sandbox)
+        let daemon = try await Daemon(sandbox)
         defer { daemon.stop() }
-        let created = try sandbox.curl("POST", "/v1/items", body: #"{"text": "milk"}"#)
+        let created = try await sandbox.curl("POST", "/v1/items", body: #"{"text": "milk"}"#)
         #expect(created.status == 201)
         let before = FileManager.default.contents(atPath: sandbox.store)
 
@@ -37,27 +37,27 @@ import Testing
             ),
         ]
         for request in cases {
-            let response = try sandbox.curl(request.method, request.path, body: request.body)
+            let response = try await sandbox.curl(request.method, request.path, body: request.body)
             #expect(response.status == request.status, "\(request.method) \(request.path): \(response)")
             #expect(errorCode(response.body) == request.code, "\(request.method) \(request.path): \(response.body)")
             #expect(response.body.contains(request.mentions), "\(request.method) \(request.path): \(response.body)")
         }
         #expect(FileManager.default.contents(atPath: sandbox.store) == before, "a refused request changed the store")
-        let items = try sandbox.curl("GET", "/v1/items?all=true")
+        let items = try await sandbox.curl("GET", "/v1/items?all=true")
         #expect(items.status == 200)
         #expect(items.body.contains("\"milk\"") && !items.body.contains("\"x\""))
     }
 
-    @Test func aFailedSaveAnswers500NamingTheCauseAndTheDaemonKeepsServing() throws {
+    @Test func aFailedSaveAnswers500NamingTheCauseAndTheDaemonKeepsServing() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         // Files nudged writes may not exceed 16 KiB: a big item makes the save fail with EFBIG, as a full disk would.
-        let daemon = try Daemon(sandbox, launcher: ["/usr/bin/prlimit", "--fsize=16384", "--"])
+        let daemon = try await Daemon(sandbox, launcher: ["/usr/bin/prlimit", "--fsize=16384", "--"])
         defer { daemon.stop() }
-        #expect(try sandbox.curl("POST", "/v1/items", body: #"{"text": "small"}"#).status == 201)
+        #expect(try await sandbox.curl("POST", "/v1/items", body: #"{"text": "small"}"#).status == 201)
         let before = FileManager.default.contents(atPath: sandbox.store)
 
-        let big = try sandbox.curl(
+        let big = try await sandbox.curl(
             "POST",
             "/v1/items",
             body: "{\"text\": \"\(String(repeating: "b", count: 40_000))\"}"
@@ -71,9 +71,9 @@ import Testing
         #expect(FileManager.default.contents(atPath: sandbox.store) == before)
 
         // Still serving, and memory did not run ahead of disk: the failed item is not there, the next one saves.
-        let after = try sandbox.curl("POST", "/v1/items", body: #"{"text": "after"}"#)
+        let after = try await sandbox.curl("POST", "/v1/items", body: #"{"text": "after"}"#)
         #expect(after.status == 201, "\(after)")
-        let items = try sandbox.curl("GET", "/v1/items").body
+        let items = try await sandbox.curl("GET", "/v1/items").body
         #expect(items.contains("small") && items.contains("after") && !items.contains("bbbb"))
     }
 }

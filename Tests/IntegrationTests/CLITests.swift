@@ -4,33 +4,33 @@ import Testing
 
 /// The built `nudge` binary without a daemon behind it (DESIGN §7): exit codes, the messages people act on, help,
 /// and, against `FakeDaemon`, how it reads answers and the event stream.
-@Suite struct CLITests {
+@Suite(.timeLimit(.minutes(2))) struct CLITests {
     // MARK: No daemon
 
-    @Test func noDaemonAtTheSocketFlagExits3NamingThePathAndHowToStartIt() throws {
+    @Test func noDaemonAtTheSocketFlagExits3NamingThePathAndHowToStartIt() async throws {
         let socket = Self.missingSocketPath()
-        let result = try Self.nudge(["ls", "--socket", socket])
+        let result = try await Self.nudge(["ls", "--socket", socket])
         #expect(result.status == 3)
         #expect(result.stderr.contains("cannot reach nudged at \(socket) (no socket at that path)"))
         #expect(result.stderr.contains("start it with 'nudged' (or 'systemctl --user start nudged')"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func noDaemonAtNudgeSocketExits3NamingThatPath() throws {
+    @Test func noDaemonAtNudgeSocketExits3NamingThatPath() async throws {
         let socket = Self.missingSocketPath()
-        let result = try Self.nudge(["pending", "--json"], environment: ["NUDGE_SOCKET": socket])
+        let result = try await Self.nudge(["pending", "--json"], environment: ["NUDGE_SOCKET": socket])
         #expect(result.status == 3)
         #expect(result.stderr.contains("cannot reach nudged at \(socket)"))
         #expect(result.stderr.contains("'nudged'"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func aFileThatIsNotASocketExits3SayingSo() throws {
+    @Test func aFileThatIsNotASocketExits3SayingSo() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/nudged.sock"
         #expect(FileManager.default.createFile(atPath: path, contents: Data("stale".utf8)))
-        let result = try Self.nudge(["lists", "--socket", path])
+        let result = try await Self.nudge(["lists", "--socket", path])
         #expect(result.status == 3)
         #expect(
             result.stderr.contains("cannot reach nudged at \(path) (connection refused: that path is not a socket)")
@@ -39,43 +39,43 @@ import Testing
 
     // MARK: Usage errors exit 2, before any connection
 
-    @Test func aDueDateNotUnderstoodIsAUsageErrorNamingTheWord() throws {
-        let result = try Self.nudge(["add", "x", "--due", "tomorow 9am"])
+    @Test func aDueDateNotUnderstoodIsAUsageErrorNamingTheWord() async throws {
+        let result = try await Self.nudge(["add", "x", "--due", "tomorow 9am"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("\"tomorow\" is not understood"))
         #expect(!result.stderr.contains("cannot reach"))
     }
 
-    @Test func anEditWithNoChangesIsAUsageError() throws {
-        let result = try Self.nudge(["edit", "3"])
+    @Test func anEditWithNoChangesIsAUsageError() async throws {
+        let result = try await Self.nudge(["edit", "3"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("nothing to change"))
         #expect(!result.stderr.contains("cannot reach"))
     }
 
-    @Test func anEditWithBothDueAndNoDueIsAUsageError() throws {
-        let result = try Self.nudge(["edit", "3", "--due", "in 1h", "--no-due"])
+    @Test func anEditWithBothDueAndNoDueIsAUsageError() async throws {
+        let result = try await Self.nudge(["edit", "3", "--due", "in 1h", "--no-due"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--due and --no-due"))
     }
 
-    @Test func anUnknownIconIsAUsageErrorListingTheValidOnes() throws {
-        let result = try Self.nudge(["list", "add", "Garden", "--icon", "flowers"])
+    @Test func anUnknownIconIsAUsageErrorListingTheValidOnes() async throws {
+        let result = try await Self.nudge(["list", "add", "Garden", "--icon", "flowers"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("valid icons are: No Icon, Appointments"))
     }
 
     @Test(arguments: [["frobnicate"], ["add"], ["show", "seven"], ["ls", "--bogus"], ["list", "rename", "Only"]])
-    func badArgumentsExit2(_ arguments: [String]) throws {
-        let result = try Self.nudge(arguments)
+    func badArgumentsExit2(_ arguments: [String]) async throws {
+        let result = try await Self.nudge(arguments)
         #expect(result.status == 2, "nudge \(arguments.joined(separator: " ")): \(result.stderr)")
         #expect(result.stderr.contains("Usage: nudge"))
     }
 
     // MARK: Help and completions
 
-    @Test func helpExits0AndListsTheCommandsAndExitCodes() throws {
-        let result = try Self.nudge(["--help"])
+    @Test func helpExits0AndListsTheCommandsAndExitCodes() async throws {
+        let result = try await Self.nudge(["--help"])
         #expect(result.status == 0)
         for command in ["add", "ls", "show", "edit", "done", "undone", "rm", "pending", "watch", "lists", "list"] {
             #expect(result.stdout.contains("\n  \(command) "), "--help does not list \(command)")
@@ -83,8 +83,8 @@ import Testing
         #expect(result.stdout.contains("3 cannot reach the daemon"))
     }
 
-    @Test func addHelpExits0AndTeachesItsOptions() throws {
-        let result = try Self.nudge(["add", "--help"])
+    @Test func addHelpExits0AndTeachesItsOptions() async throws {
+        let result = try await Self.nudge(["add", "--help"])
         #expect(result.status == 0)
         for option in ["--list <name>", "--due <when>", "--remind/--no-remind", "--socket <path>", "--json"] {
             #expect(result.stdout.contains(option), "add --help does not mention \(option)")
@@ -97,8 +97,8 @@ import Testing
         ["ls"], ["show"], ["edit"], ["done"], ["undone"], ["rm"], ["pending"], ["watch"], ["lists"], ["list"],
         ["list", "add"], ["list", "rename"], ["list", "rm"], ["list", "icon"],
     ])
-    func everyCommandHasHelpWithAnOverview(_ command: [String]) throws {
-        let result = try Self.nudge(command + ["--help"])
+    func everyCommandHasHelpWithAnOverview(_ command: [String]) async throws {
+        let result = try await Self.nudge(command + ["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("OVERVIEW: "))
         if command != ["list"] {
@@ -106,13 +106,13 @@ import Testing
         }
     }
 
-    @Test func listHelpNamesTheValidIcons() throws {
-        let result = try Self.nudge(["list", "icon", "--help"])
+    @Test func listHelpNamesTheValidIcons() async throws {
+        let result = try await Self.nudge(["list", "icon", "--help"])
         #expect(result.stdout.contains("Appointments, Birthdays, Chores"))
     }
 
-    @Test func bashCompletionScriptIsGenerated() throws {
-        let result = try Self.nudge(["--generate-completion-script", "bash"])
+    @Test func bashCompletionScriptIsGenerated() async throws {
+        let result = try await Self.nudge(["--generate-completion-script", "bash"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("nudge"))
         #expect(result.stdout.contains("complete "))
@@ -120,7 +120,7 @@ import Testing
 
     // MARK: Against a fake daemon
 
-    @Test func aRefusalExits1WithTheDaemonsMessageAndItsJSONUnderJSON() throws {
+    @Test func aRefusalExits1WithTheDaemonsMessageAndItsJSONUnderJSON() async throws {
         let error = #"{"error":{"code":"unknown_item","message":"there is no item with ID 99"}}"#
         let daemon = try FakeDaemon(answers: [
             FakeDaemon.answer(status: "404 Not Found", json: error),
@@ -128,21 +128,21 @@ import Testing
         ])
         defer { daemon.stop() }
 
-        let human = try Self.nudge(["show", "99", "--socket", daemon.socketPath])
+        let human = try await Self.nudge(["show", "99", "--socket", daemon.socketPath])
         #expect(human.status == 1)
         #expect(human.stderr == "nudge: there is no item with ID 99\n")
         #expect(human.stdout.isEmpty)
 
-        let json = try Self.nudge(["show", "99", "--json", "--socket", daemon.socketPath])
+        let json = try await Self.nudge(["show", "99", "--json", "--socket", daemon.socketPath])
         #expect(json.status == 1)
         #expect(json.stdout == error + "\n")
         #expect(daemon.requests.allSatisfy { $0.hasPrefix("GET /v1/items/99 HTTP/1.1\r\n") })
     }
 
-    @Test func addPrintsTheNewIDAloneAndADueDateImpliesRemind() throws {
+    @Test func addPrintsTheNewIDAloneAndADueDateImpliesRemind() async throws {
         let daemon = try FakeDaemon(answers: [FakeDaemon.answer(status: "201 Created", json: Self.item(id: 42))])
         defer { daemon.stop() }
-        let result = try Self.nudge(["add", "water", "the", "plants", "--due", "in 1h", "--socket", daemon.socketPath])
+        let result = try await Self.nudge(["add", "water", "the", "plants", "--due", "in 1h", "--socket", daemon.socketPath])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "42\n")
         let request = try #require(daemon.requests.first)
@@ -152,17 +152,17 @@ import Testing
         #expect(request.contains(#""text":"water the plants""#))
     }
 
-    @Test func editWithNoDueSendsANullDueDate() throws {
+    @Test func editWithNoDueSendsANullDueDate() async throws {
         let daemon = try FakeDaemon(answers: [FakeDaemon.answer(status: "200 OK", json: Self.item(id: 3))])
         defer { daemon.stop() }
-        let result = try Self.nudge(["edit", "3", "--no-due", "--socket", daemon.socketPath])
+        let result = try await Self.nudge(["edit", "3", "--no-due", "--socket", daemon.socketPath])
         #expect(result.status == 0, "\(result.stderr)")
         let request = try #require(daemon.requests.first)
         #expect(request.hasPrefix("PATCH /v1/items/3 HTTP/1.1\r\n"))
         #expect(request.hasSuffix(#"{"dueDate":null}"#))
     }
 
-    @Test func watchPrintsEachEventAsALineAndExits3WhenTheDaemonCloses() throws {
+    @Test func watchPrintsEachEventAsALineAndExits3WhenTheDaemonCloses() async throws {
         let fired =
             #"{"at":"2026-11-21T17:00:03.2Z","due":"2026-11-21T17:00:00Z","itemID":7,"kind":"fired","#
             + #""lateBy":3.2,"listName":"Home","text":"water the plants"}"#
@@ -177,7 +177,7 @@ import Testing
         let daemon = try FakeDaemon(answers: [stream, stream])
         defer { daemon.stop() }
 
-        let human = try Self.nudge(["watch", "--socket", daemon.socketPath])
+        let human = try await Self.nudge(["watch", "--socket", daemon.socketPath])
         #expect(human.status == 3)
         #expect(
             human.stdout == """
@@ -188,7 +188,7 @@ import Testing
         )
         #expect(human.stderr.contains("nudged at \(daemon.socketPath) went away"))
 
-        let json = try Self.nudge(["watch", "--json", "--socket", daemon.socketPath])
+        let json = try await Self.nudge(["watch", "--json", "--socket", daemon.socketPath])
         #expect(json.status == 3)
         #expect(json.stdout == fired + "\n" + scheduled + "\n")
         #expect(daemon.requests.first?.hasPrefix("GET /v1/events HTTP/1.1\r\n") == true)
@@ -196,58 +196,20 @@ import Testing
 
     // MARK: Helpers
 
-    struct Outcome: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    static let binary = packageRoot + "/.build/debug/nudge"
+    static let binary = Binaries.nudge
 
     /// Runs the built `nudge` in UTC (so times print predictably) with NUDGE_SOCKET pointing nowhere, so no test
     /// ever talks to a daemon the developer is running.
-    static func nudge(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            Issue.record("\(binary) is not built; run `swift build` before the tests")
-            throw POSIXError(.ENOENT)
-        }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        // Files, not pipes: a long completion script never blocks on a full pipe while we wait.
-        let outPath = directory + "/stdout"
-        let errPath = directory + "/stderr"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+    static func nudge(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandResult {
+        try Binaries.require(binary)
         var base = ProcessInfo.processInfo.environment
-        base["NUDGE_SOCKET"] = directory + "/no-daemon/nudged.sock"
+        base["NUDGE_SOCKET"] = missingSocketPath()
         base["TZ"] = "UTC"
-        process.environment = base.merging(environment) { _, new in new }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return Outcome(
-            status: process.terminationStatus,
-            stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-            stderr: try String(contentsOfFile: errPath, encoding: .utf8)
-        )
+        return try await run(binary, arguments, environment: base.merging(environment) { _, new in new })
     }
 
     static func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/nudge-cli-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        return String(cString: made)
+        try IntegrationTests.temporaryDirectory("cli")
     }
 
     /// A socket path in a directory that does not exist.
@@ -295,7 +257,7 @@ final class FakeDaemon: Sendable {
             guard connection >= 0 else { return }
             received.withLock { $0.append(Self.readRequest(connection)) }
             for (index, piece) in pieces.enumerated() {
-                if index > 0 { usleep(100_000) }
+                if index > 0 { Self.awaitRead(connection) }
                 let bytes = Array(piece.utf8)
                 var offset = 0
                 while offset < bytes.count {
@@ -310,13 +272,30 @@ final class FakeDaemon: Sendable {
         }
     }
 
-    /// The request head and, by its Content-Length, its body.
+    /// Returns once the client has read everything written to `connection` so far (the bytes it has not read are
+    /// still charged to this end: SIOCOUTQ), so the next piece reaches it in a read of its own; gives up after 10 s.
+    private static func awaitRead(_ connection: Int32) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var unread: Int32 = 0
+        while ioctl(connection, UInt(TIOCOUTQ), &unread) == 0, unread > 0, ContinuousClock.now < deadline {
+            usleep(1_000)  // polls; the deadline bounds it
+        }
+    }
+
+    /// The request head and, by its Content-Length, its body. Each byte is searched once for the head's end.
     private static func readRequest(_ connection: Int32) -> String {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
+        var searched = 0
+        var end: Int?
         func headEnd() -> Int? {
-            guard bytes.count >= 4 else { return nil }
-            return (0...(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("\r\n\r\n".utf8) }
+            if end == nil, bytes.count >= 4 {
+                end = (max(0, searched - 3)...(bytes.count - 4)).first {
+                    bytes[$0..<($0 + 4)].elementsEqual("\r\n\r\n".utf8)
+                }
+                searched = bytes.count
+            }
+            return end
         }
         while true {
             if let end = headEnd() {

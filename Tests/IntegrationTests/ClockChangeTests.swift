@@ -59,6 +59,7 @@ final class SteppedClock {
 /// CAP_SYS_TIME) and put the clock back even when they fail.
 @Suite(
     .serialized,
+    .timeLimit(.minutes(2)),
     .enabled(
         if: ProcessInfo.processInfo.environment["NUDGE_CLOCK_TESTS"] == "1",
         "steps the wall clock; scripts/test runs it alone, with NUDGE_CLOCK_TESTS=1"
@@ -69,72 +70,75 @@ struct ClockChangeTests {
     private static let promptly: Duration = .seconds(1)
 
     /// Waits, by the monotonic clock, until `condition` holds or `limit` passes; returns how long it took, or nil.
-    private func waitUntil(within limit: Duration, _ condition: () -> Bool) -> Duration? {
-        let clock = ContinuousClock()
-        let start = clock.now
-        while clock.now - start < limit {
-            if condition() { return clock.now - start }
-            Thread.sleep(forTimeInterval: 0.01)
+    private func waitUntil(within limit: Duration, _ condition: () -> Bool) async -> Duration? {
+        let start = ContinuousClock.now
+        do {
+            try await eventually("", within: limit, condition)
+            return start.duration(to: .now)
+        } catch {
+            return nil
         }
-        return condition() ? clock.now - start : nil
     }
 
-    @Test func steppingTheClockPastADueInstantFiresItAtOnce() throws {
-        let nudged = try WatchedDaemon()
+    @Test func steppingTheClockPastADueInstantFiresItAtOnce() async throws {
+        let nudged = try await WatchedDaemon()
         defer { nudged.stop() }
         let watcher = nudged.watcher
 
         let due = wholeSecond(after: 600)
-        let id = try nudged.sandbox.addItem("check the oven", due: due)
+        let id = try await nudged.sandbox.addItem("check the oven", due: due)
         let clock = SteppedClock()
         defer { clock.restore() }
         try clock.step(by: 660)
-        let took = waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: id).isEmpty }
+        let took = await waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: id).isEmpty }
         clock.restore()
 
         #expect(took != nil, "no fired event within \(Self.promptly) of the step; events: \(watcher.events)")
         let fired = watcher.events(kind: "fired", item: id)
         #expect(fired.count == 1, "events: \(watcher.events)")
-        #expect(date(fired.first?["due"]) == due)
-        #expect(nudged.daemon.log.contains("reminder: check the oven"), "log:\n\(nudged.daemon.log)")
+        #expect(fired.first?.due == due)
+        try await nudged.daemon.awaitLog("reminder: check the oven")
         print("fired \(took.map { "\($0)" } ?? "never") after the wall clock was stepped past its instant")
     }
 
     /// Forward past A's instant (A fires), back to before it, forward past it again (A must not fire twice), then on
     /// past B's: B, due later, stays pending throughout and fires once the clock passes its instant.
-    @Test func steppingTheClockBackNeitherFiresAReminderAgainNorLosesAPendingOne() throws {
-        let nudged = try WatchedDaemon()
+    @Test func steppingTheClockBackNeitherFiresAReminderAgainNorLosesAPendingOne() async throws {
+        let nudged = try await WatchedDaemon()
         defer { nudged.stop() }
         let watcher = nudged.watcher
 
         let dueA = wholeSecond(after: 600)
         let dueB = dueA + 600
-        let a = try nudged.sandbox.addItem("first", due: dueA)
-        let b = try nudged.sandbox.addItem("second", due: dueB)
+        let a = try await nudged.sandbox.addItem("first", due: dueA)
+        let b = try await nudged.sandbox.addItem("second", due: dueB)
         let clock = SteppedClock()
         defer { clock.restore() }
 
         try clock.step(by: 660)
-        #expect(waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: a).isEmpty } != nil)
+        let tookA = await waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: a).isEmpty }
         try clock.step(by: -660)
-        Thread.sleep(forTimeInterval: 0.3)
-        let pendingAfterBack = try nudged.sandbox.nudge("pending", "--json")
+        let pendingAfterBack = try await nudged.sandbox.nudge("pending", "--json")
         try clock.step(by: 660)
-        Thread.sleep(forTimeInterval: 0.5)
+        // nudged looks again at once when the clock is set: a refire of A, or an early B, would come before the
+        // sentinel's fire, due a moment after the step.
+        let sentinel = try await nudged.sentinel(due: wholeSecond(after: 1))
         let firedAAfterSecondPass = watcher.events(kind: "fired", item: a).count
         let firedBEarly = watcher.events(kind: "fired", item: b).count
         try clock.step(by: 600)
-        let tookB = waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: b).isEmpty }
+        let tookB = await waitUntil(within: Self.promptly) { !watcher.events(kind: "fired", item: b).isEmpty }
         clock.restore()
 
+        #expect(tookA != nil, "A did not fire once the clock passed its instant; events: \(watcher.events)")
         #expect(firedAAfterSecondPass == 1, "A fired again after the clock went back; events: \(watcher.events)")
         #expect(firedBEarly == 0, "B fired before its instant; events: \(watcher.events)")
+        #expect(sentinel.due < dueB)
         let pending = try JSONSerialization.jsonObject(with: Data(pendingAfterBack.stdout.utf8)) as? [[String: Any]]
         #expect(pending?.compactMap { $0["itemID"] as? Int } == [b], "pending after the step back: \(pendingAfterBack)")
         #expect(tookB != nil, "B did not fire once the clock passed its instant; events: \(watcher.events)")
         #expect(watcher.events(kind: "fired", item: b).count == 1)
         #expect(watcher.events(kind: "fired", item: a).count == 1)
-        let shown = try nudged.sandbox.nudge("show", String(a), "--json")
+        let shown = try await nudged.sandbox.nudge("show", String(a), "--json")
         let item = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
         #expect(date(item?["lastFiredAt"]) == dueA)
     }

@@ -2,62 +2,74 @@ import Foundation
 import Testing
 
 /// A private desktop for one test: its own D-Bus session bus, an X server (Xvfb), dunst as the real notification
-/// server, and dbus-monitor recording every Notify and CloseNotification call on that bus, so tests can assert the
-/// exact replaces_id and body each call carried. scripts/install-deps installs them all.
+/// server, and `busctl monitor` recording every call to org.freedesktop.Notifications on that bus as one JSON object a
+/// line, so tests can assert the exact replaces_id and body each call carried. scripts/install-deps installs them all.
 final class DesktopSession: Sendable {
+    /// One call to the notification server, as the bus carried it.
+    enum Call: Sendable, Equatable {
+        case notify(replacesID: UInt32, summary: String, body: String)
+        case close(UInt32)
+        case other
+    }
+
     let directory: String
     let busAddress: String
     let display: String
     let dunst: Process
     private let processes: [Process]
-    private let monitorLog: String
+    private let calls: LineCollector<Call>
 
-    init() throws {
-        var template = Array("/tmp/nudge-desktop-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        let directory = String(cString: made)
+    init() async throws {
+        let directory = try temporaryDirectory("desktop")
         let busAddress = "unix:path=\(directory)/bus"
-        let display = ":\(Self.freeDisplayNumber())"
-        let monitorLog = directory + "/monitor.log"
         self.directory = directory
         self.busAddress = busAddress
-        self.display = display
-        self.monitorLog = monitorLog
+        calls = try LineCollector(path: directory + "/calls.jsonl", parse: Self.call)
         var started: [Process] = []
         do {
             started.append(
                 try Self.spawn("/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=\(busAddress)"])
             )
-            try Self.waitFor("the session bus at \(directory)/bus") {
+            try await Self.waitFor("the session bus at \(directory)/bus") {
                 FileManager.default.fileExists(atPath: "\(directory)/bus")
             }
-            started.append(try Self.spawn("/usr/bin/Xvfb", [display, "-nolisten", "tcp"]))
-            try Self.waitFor("Xvfb on \(display)") {
-                FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(display.dropFirst())")
+            // Xvfb finds a free display number itself (several desktops may start at once) and prints it once it
+            // listens there.
+            let displayNumber = try LineCollector(path: directory + "/display")
+            started.append(
+                try Self.spawn("/usr/bin/Xvfb", ["-displayfd", "1", "-nolisten", "tcp"], output: displayNumber.writer())
+            )
+            let display = try await eventually("Xvfb to print its display number") {
+                displayNumber.lines.first.map { ":" + $0 }
             }
+            self.display = display
             let environment = Self.environment(busAddress: busAddress, display: display)
             // An empty configuration: dunst's built-in defaults, whatever the machine's dunstrc says.
             let config = directory + "/dunstrc"
             _ = FileManager.default.createFile(atPath: config, contents: Data())
             dunst = try Self.spawn("/usr/bin/dunst", ["-config", config], environment: environment)
             started.append(dunst)
-            try Self.waitFor("dunst on \(busAddress)") {
-                (try? run("/usr/bin/dunstctl", ["count"], environment: environment))?.status == 0
+            try await Self.waitFor("dunst on \(busAddress)") {
+                (try? await run("/usr/bin/dunstctl", ["count"], environment: environment))?.status == 0
             }
+            let monitorSays = try LineCollector(path: directory + "/monitor.err")
             started.append(
                 try Self.spawn(
-                    "/usr/bin/dbus-monitor",
-                    ["--session", "interface='org.freedesktop.Notifications'"],
-                    environment: environment,
-                    output: monitorLog
+                    "/usr/bin/busctl",
+                    [
+                        "--address=\(busAddress)", "monitor", "--json=short",
+                        "--match", "interface='org.freedesktop.Notifications'",
+                    ],
+                    output: calls.writer(),
+                    errors: monitorSays.writer()
                 )
             )
-            // dbus-monitor prints its NameAcquired signal once it is listening.
-            try Self.waitFor("dbus-monitor") {
-                ((try? String(contentsOfFile: monitorLog, encoding: .utf8)) ?? "").contains("NameAcquired")
+            try await Self.waitFor("busctl monitor") {
+                monitorSays.lines.contains("Monitoring bus message stream.")
             }
         } catch {
-            for process in started.reversed() { process.terminate() }
+            for process in started.reversed() { Self.end(process) }
+            try? FileManager.default.removeItem(atPath: directory)
             throw error
         }
         processes = started
@@ -66,16 +78,15 @@ final class DesktopSession: Sendable {
     /// nudged's environment for this desktop: the test's own, with this bus and display.
     var environment: [String: String] { Self.environment(busAddress: busAddress, display: display) }
 
-    func dunstctl(_ arguments: String...) throws -> CommandResult {
-        try run("/usr/bin/dunstctl", arguments, environment: environment)
+    func dunstctl(_ arguments: String...) async throws -> CommandResult {
+        try await run("/usr/bin/dunstctl", arguments, environment: environment)
     }
 
-    var displayedCount: Int { count("displayed") }
-    var historyCount: Int { count("history") }
+    func displayedCount() async -> Int { await count("displayed") }
 
     /// What `dunstctl history` holds, newest first.
-    func history() throws -> [(id: Int, summary: String, body: String)] {
-        let json = try JSONSerialization.jsonObject(with: Data(try dunstctl("history").stdout.utf8)) as? [String: Any]
+    func history() async throws -> [(id: Int, summary: String, body: String)] {
+        let json = try JSONSerialization.jsonObject(with: try await dunstctl("history").output) as? [String: Any]
         let entries = ((json?["data"] as? [Any])?.first as? [[String: Any]]) ?? []
         func field(_ entry: [String: Any], _ name: String) -> Any? { (entry[name] as? [String: Any])?["data"] }
         return entries.map {
@@ -85,29 +96,54 @@ final class DesktopSession: Sendable {
 
     /// Every Notify call on the bus so far: the notification it replaces (0 for none), its summary and its body.
     func notifyCalls() -> [(replacesID: UInt32, summary: String, body: String)] {
-        let log = (try? String(contentsOfFile: monitorLog, encoding: .utf8)) ?? ""
-        let pattern =
-            #/member=Notify\n   string "(?<app>[^"]*)"\n   uint32 (?<replaces>\d+)\n   string "[^"]*"\n   string "(?<summary>(?s:.*?))"\n   string "(?<body>(?s:.*?))"\n   array \[/#
-        return log.matches(of: pattern).map { (UInt32($0.replaces) ?? 0, String($0.summary), String($0.body)) }
+        calls.lines.compactMap {
+            guard case .notify(let replacesID, let summary, let body) = $0 else { return nil }
+            return (replacesID, summary, body)
+        }
     }
 
     /// The notification IDs of every CloseNotification call so far.
     func closeCalls() -> [UInt32] {
-        let log = (try? String(contentsOfFile: monitorLog, encoding: .utf8)) ?? ""
-        return log.matches(of: #/member=CloseNotification\n   uint32 (\d+)/#).compactMap { UInt32($0.1) }
+        calls.lines.compactMap {
+            guard case .close(let notificationID) = $0 else { return nil }
+            return notificationID
+        }
     }
 
     func stop() {
-        // SIGKILL: children of the test runner start with SIGTERM blocked (Process passes on its signal mask).
-        for process in processes.reversed() where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        for process in processes.reversed() { Self.end(process) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func count(_ which: String) -> Int {
-        Int((try? dunstctl("count", which))?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
+    /// SIGKILL: children of the test runner start with SIGTERM blocked (Process passes on its signal mask).
+    private static func end(_ process: Process) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// One line of `busctl monitor --json=short`: a message with its member and its payload's values.
+    private static func call(_ line: [UInt8]) -> Call {
+        guard let message = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+            message["type"] as? String == "method_call",
+            let values = (message["payload"] as? [String: Any])?["data"] as? [Any]
+        else { return .other }
+        switch message["member"] as? String {
+        case "Notify" where values.count >= 5:
+            return .notify(
+                replacesID: (values[1] as? NSNumber)?.uint32Value ?? 0,
+                summary: values[3] as? String ?? "",
+                body: values[4] as? String ?? ""
+            )
+        case "CloseNotification":
+            return .close((values.first as? NSNumber)?.uint32Value ?? 0)
+        default:
+            return .other
+        }
+    }
+
+    private func count(_ which: String) async -> Int {
+        Int((try? await dunstctl("count", which))?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
     }
 
     private static func environment(busAddress: String, display: String) -> [String: String] {
@@ -118,46 +154,28 @@ final class DesktopSession: Sendable {
         return environment
     }
 
-    private static func freeDisplayNumber() -> Int {
-        (90..<200).first {
-            !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
-                && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock")
-        } ?? 199
-    }
-
     private static func spawn(
         _ path: String,
         _ arguments: [String],
         environment: [String: String]? = nil,
-        output: String? = nil
+        output: FileHandle = FileHandle.nullDevice,
+        errors: FileHandle = FileHandle.nullDevice
     ) throws -> Process {
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            Issue.record("\(path) is missing; scripts/install-deps installs it")
-            throw CancellationError()
+            throw Failure("\(path) is missing; scripts/install-deps installs it")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         if let environment { process.environment = environment }
-        if let output {
-            _ = FileManager.default.createFile(atPath: output, contents: nil)
-            process.standardOutput = FileHandle(forWritingAtPath: output)
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-        }
-        process.standardError = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
         return process
     }
 
-    private static func waitFor(_ what: String, within seconds: TimeInterval = 10, _ ready: () -> Bool) throws {
-        let deadline = Date() + seconds
-        while Date() < deadline {
-            if ready() { return }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        Issue.record("\(what) did not come up within \(Int(seconds)) s")
-        throw CancellationError()
+    private static func waitFor(_ what: String, _ ready: () async -> Bool) async throws {
+        try await eventually("\(what) to come up") { await ready() }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeAPI
 import Synchronization
 import Testing
 
@@ -11,40 +12,82 @@ enum Binaries {
 
     static func require(_ path: String) throws {
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            Issue.record("\(path) is not built; run `swift build` (scripts/test does) before the integration tests")
-            throw CancellationError()
+            throw Missing(path: path)
+        }
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        let path: String
+        var description: String {
+            "\(path) is not built; run `swift build` (scripts/test does) before the integration tests"
         }
     }
 }
 
-/// What a finished command printed and returned.
-struct CommandResult: Sendable {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+/// A fresh private directory under /tmp, named for `purpose`; the caller removes it.
+func temporaryDirectory(_ purpose: String) throws -> String {
+    var template = Array("/tmp/nudge-\(purpose)-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    return String(cString: made)
 }
 
-/// Runs a program to completion with captured output.
+/// What a finished command printed and returned.
+struct CommandResult: Sendable, CustomStringConvertible {
+    var status: Int32
+    var output: Data
+    var stderr: String
+    var stdout: String { String(decoding: output, as: UTF8.self) }
+
+    var description: String { "exit status \(status), stdout: \(stdout.prefix(2000)), stderr: \(stderr.prefix(2000))" }
+}
+
+/// A one-shot signal a task can await without holding a thread: a child's exit, seen by its termination handler.
+final class ExitSignal: Sendable {
+    private let state = Mutex<(exited: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.exited = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let exited = state.withLock { state in
+                if !state.exited { state.waiters.append(continuation) }
+                return state.exited
+            }
+            if exited { continuation.resume() }
+        }
+    }
+}
+
+/// Runs a program to completion and returns what it printed. Its output goes to files, so a chatty child never
+/// blocks on a full pipe and each byte is read once; the caller suspends, holding no thread, until the child exits.
 @discardableResult
-func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
+func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> CommandResult {
+    let directory = try temporaryDirectory("run")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let (outPath, errPath) = (directory + "/stdout", directory + "/stderr")
+    for file in [outPath, errPath] { _ = FileManager.default.createFile(atPath: file, contents: nil) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     if let environment { process.environment = environment }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
     process.standardInput = FileHandle.nullDevice
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    let exited = ExitSignal()
+    process.terminationHandler = { _ in exited.fire() }
     try process.run()
-    // Read before waiting, so a chatty child never blocks on a full pipe.
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    await exited.wait()
     return CommandResult(
         status: process.terminationStatus,
-        stdout: String(decoding: stdout, as: UTF8.self),
-        stderr: String(decoding: stderr, as: UTF8.self)
+        output: FileManager.default.contents(atPath: outPath) ?? Data(),
+        stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
     )
 }
 
@@ -72,6 +115,15 @@ func boundUnixSocket(at path: String, type: __socket_type) throws -> Int32 {
     return descriptor
 }
 
+/// Whether a stream socket accepts a connection at `path`: true while something listens there, even a stopped
+/// process, since the kernel completes connections into the listen backlog.
+func isListening(_ path: String) -> Bool {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    return withUnixAddress(path) { connect(descriptor, $0, $1) } == 0
+}
+
 /// A temporary directory holding one daemon's store and socket; removed by `remove()`.
 struct Sandbox: Sendable {
     let path: String
@@ -79,9 +131,7 @@ struct Sandbox: Sendable {
     var socket: String { path + "/run/nudged.sock" }
 
     init() throws {
-        var template = Array("/tmp/nudge-it-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        path = String(cString: made)
+        path = try temporaryDirectory("it")
     }
 
     func remove() {
@@ -89,42 +139,72 @@ struct Sandbox: Sendable {
     }
 
     /// One HTTP request to this sandbox's daemon through `curl --unix-socket`: the status and the body.
-    func curl(_ method: String, _ path: String, body: String? = nil) throws -> (status: Int, body: String) {
+    func curl(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, body: String) {
         var arguments = ["-s", "--unix-socket", socket, "-X", method, "-w", "\n%{http_code}"]
         if let body {
             let bodyFile = self.path + "/body-\(UUID().uuidString)"
             _ = FileManager.default.createFile(atPath: bodyFile, contents: Data(body.utf8))
             arguments += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile]
         }
-        let result = try run("/usr/bin/curl", arguments + ["http://nudged" + path])
+        let result = try await run("/usr/bin/curl", arguments + ["http://nudged" + path])
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }
 
+    /// `GET /v1/health`, decoded.
+    func health() async throws -> [String: Any] {
+        let response = try await curl("GET", "/v1/health")
+        return (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]) ?? [:]
+    }
+
     /// Runs `nudge` against this sandbox's daemon.
     @discardableResult
-    func nudge(_ arguments: String...) throws -> CommandResult {
-        try run(Binaries.nudge, arguments + ["--socket", socket])
+    func nudge(_ arguments: String...) async throws -> CommandResult {
+        try await run(Binaries.nudge, arguments + ["--socket", socket])
+    }
+
+    /// Adds `count` items with the same text and due instant through the API, over one connection (curl).
+    func addItems(_ count: Int, text: String, due: Date) async throws {
+        let body = try JSONSerialization.data(withJSONObject: ["text": text, "dueDate": iso(due)])
+        let added = try await run(
+            "/usr/bin/curl",
+            [
+                "-sf", "-o", "/dev/null", "--unix-socket", socket, "-H", "Content-Type: application/json",
+                "--data-binary", String(decoding: body, as: UTF8.self),
+            ] + Array(repeating: "http://nudged/v1/items", count: count)
+        )
+        #expect(added.status == 0, "adding \(count) items through curl: \(added)")
+    }
+
+    /// Adds an item through `nudge add`, due at `due` if given; its ID. The text comes after `--`, so it may start
+    /// with a dash.
+    func addItem(_ text: String, due: Date? = nil) async throws -> Int {
+        let result = try await run(
+            Binaries.nudge,
+            ["add"] + (due.map { ["--due", iso($0)] } ?? []) + ["--socket", socket, "--", text]
+        )
+        #expect(result.status == 0, "nudge add failed: \(result.stderr)")
+        return try #require(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result)")
     }
 }
 
-/// A running `nudged` on a sandbox, its stderr captured to a file.
+/// A running `nudged` on a sandbox, its stderr (its log) collected line by line.
 final class Daemon: Sendable {
     let process: Process
-    let logPath: String
+    let logLines: LineCollector<String>
 
-    /// Starts nudged (through `launcher`, e.g. prlimit, if given) and waits until its socket answers; fails if it
-    /// exits first. Reminders go to `sinks` (`--sinks`; nil for nudged's default), the log sink unless told.
+    /// Starts nudged (through `launcher`, e.g. prlimit, if given) and waits until its socket listens; fails, with
+    /// its log, if it exits first. Reminders go to `sinks` (`--sinks`; nil for nudged's default), the log sink unless
+    /// told.
     init(
         _ sandbox: Sandbox,
         sinks: String? = "log",
         arguments: [String] = [],
         launcher: [String] = [],
         environment: [String: String]? = nil
-    ) throws {
+    ) async throws {
         try Binaries.require(Binaries.nudged)
-        logPath = sandbox.path + "/nudged-\(UUID().uuidString.prefix(8)).log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        logLines = try LineCollector(path: sandbox.path + "/nudged-\(UUID().uuidString.prefix(8)).log")
         process = Process()
         let command =
             launcher + [Binaries.nudged, "--store", sandbox.store, "--socket", sandbox.socket]
@@ -132,25 +212,71 @@ final class Daemon: Sendable {
         if let environment { process.environment = environment }
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardError = try logLines.writer()
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date() + 20
-        while Date() < deadline {
-            if !process.isRunning {
-                Issue.record("nudged exited with \(process.terminationStatus) before serving:\n\(log)")
-                throw CancellationError()
+        do {
+            try await IntegrationTests.eventually("nudged to listen on \(sandbox.socket)", seen: { "its log:\n\(logLines.tail())" }) {
+                guard process.isRunning else {
+                    throw ExitedEarly(status: process.terminationStatus, log: logLines.text)
+                }
+                return isListening(sandbox.socket)
             }
-            if (try? run(Binaries.nudge, ["lists", "--socket", sandbox.socket]))?.status == 0 { return }
-            Thread.sleep(forTimeInterval: 0.05)
+        } catch {
+            stop()
+            throw error
         }
-        Issue.record("nudged did not answer on \(sandbox.socket) within 20 s:\n\(log)")
-        process.terminate()
-        throw CancellationError()
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    struct ExitedEarly: Error, CustomStringConvertible {
+        let status: Int32
+        let log: String
+        var description: String { "nudged exited with \(status) before it listened; its log:\n\(log)" }
+    }
+
+    /// Everything nudged has logged so far.
+    var log: String { logLines.text }
+
+    /// Waits until nudged has logged `times` lines containing `text`; returns the last of them. Each line is looked
+    /// at once, however long the wait.
+    @discardableResult
+    func awaitLog(
+        _ text: String,
+        times: Int = 1,
+        within limit: Duration = patience,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
+        var looked = 0
+        var found: [String] = []
+        return try await IntegrationTests.eventually(
+            "nudged to log \"\(text)\"" + (times == 1 ? "" : " \(times) times"),
+            within: limit,
+            seen: { "\(found.count) such lines; nudged's log ends:\n\(logLines.tail())" },
+            sourceLocation: sourceLocation
+        ) {
+            let lines = logLines.lines(from: looked)
+            looked += lines.count
+            found += lines.filter { $0.contains(text) }
+            return found.count >= times ? found.last : nil
+        }
+    }
+
+    /// `eventually`, saying on failure what nudged logged last.
+    func eventually(
+        _ awaited: @autoclosure () -> String,
+        within limit: Duration = patience,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: () async throws -> Bool
+    ) async throws {
+        try await IntegrationTests.eventually(
+            awaited(),
+            within: limit,
+            seen: { "nudged's log ends:\n\(logLines.tail())" },
+            sourceLocation: sourceLocation,
+            condition
+        )
+    }
 
     /// SIGTERM, then waits; returns the exit status.
     @discardableResult
@@ -161,52 +287,87 @@ final class Daemon: Sendable {
     }
 }
 
-/// `nudge watch --json` in the background, collecting one event per line.
+/// One event as `nudge watch --json` prints it.
+struct WatchedEvent: Decodable, Sendable, CustomStringConvertible {
+    var kind: String
+    var itemID: Int
+    var due: Date
+    var at: Date
+    var text: String?
+    var lateBy: Double?
+
+    var description: String {
+        "\(kind) #\(itemID) due \(APICoding.format(due)) at \(APICoding.format(at))"
+            + (lateBy.map { " late \($0)s" } ?? "")
+    }
+}
+
+/// `nudge watch --json` attached to a daemon, each event parsed once, as it arrives.
 final class Watcher: Sendable {
     private let process: Process
-    private let lines = LineLog()
+    private let output: LineCollector<Result<WatchedEvent, LineNotUnderstood>>
 
-    private final class LineLog: Sendable {
-        let lines = Mutex<[String]>([])
+    struct LineNotUnderstood: Error {
+        let line: String
     }
 
-    init(_ sandbox: Sandbox) throws {
+    /// Starts the watcher and returns once nudged counts it among its watchers: from then on it sees every event.
+    init(_ sandbox: Sandbox) async throws {
         try Binaries.require(Binaries.nudge)
+        let watchersBefore = try await sandbox.health()["watchers"] as? Int ?? 0
+        let decoder = APICoding.decoder()
+        output = try LineCollector(path: sandbox.path + "/watch-\(UUID().uuidString.prefix(8)).jsonl") { line in
+            Result { try decoder.decode(WatchedEvent.self, from: Data(line)) }
+                .mapError { _ in LineNotUnderstood(line: String(decoding: line.prefix(300), as: UTF8.self)) }
+        }
         process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.nudge)
         process.arguments = ["watch", "--json", "--socket", sandbox.socket]
-        let out = Pipe()
-        process.standardOutput = out
+        process.standardOutput = try output.writer()
         process.standardError = FileHandle.nullDevice
-        let buffer = Mutex(Data())
-        out.fileHandleForReading.readabilityHandler = { [lines] handle in
-            let chunk = handle.availableData
-            let complete: [String] = buffer.withLock { data in
-                data.append(chunk)
-                var found: [String] = []
-                while let newline = data.firstIndex(of: 0x0A) {
-                    found.append(String(decoding: data[data.startIndex..<newline], as: UTF8.self))
-                    data.removeSubrange(data.startIndex...newline)
-                }
-                return found
-            }
-            if !complete.isEmpty { lines.lines.withLock { $0 += complete } }
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-        }
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        // The stream is open once the server has answered; a short pause covers the connection setup.
-        Thread.sleep(forTimeInterval: 0.5)
-    }
-
-    /// Every event so far, as JSON objects.
-    var events: [[String: Any]] {
-        lines.lines.withLock { $0 }.compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        let process = process
+        do {
+            try await IntegrationTests.eventually("nudged to count `nudge watch` among its watchers") {
+                guard process.isRunning else { throw Failure("nudge watch exited with \(process.terminationStatus)") }
+                return try await sandbox.health()["watchers"] as? Int ?? 0 > watchersBefore
+            }
+        } catch {
+            stop()
+            throw error
         }
     }
 
-    func events(kind: String, item: Int) -> [[String: Any]] {
-        events.filter { $0["kind"] as? String == kind && $0["itemID"] as? Int == item }
+    /// Every event so far, in the order nudged published them.
+    var events: [WatchedEvent] { output.lines.compactMap { try? $0.get() } }
+
+    /// Lines `nudge watch` printed that are no event (there should be none).
+    var linesNotUnderstood: [String] {
+        output.lines.compactMap {
+            guard case .failure(let failure) = $0 else { return nil }
+            return failure.line
+        }
+    }
+
+    func events(kind: String, item: Int) -> [WatchedEvent] {
+        events.filter { $0.kind == kind && $0.itemID == item }
+    }
+
+    /// Waits for the first `kind` event of `item` and returns it.
+    @discardableResult
+    func awaitEvent(
+        _ kind: String,
+        item: Int,
+        within limit: Duration = patience,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> WatchedEvent {
+        try await IntegrationTests.eventually(
+            "a \(kind) event of item \(item)",
+            within: limit,
+            seen: { "events: \(events)" + (linesNotUnderstood.isEmpty ? "" : "; not events: \(linesNotUnderstood)") },
+            sourceLocation: sourceLocation
+        ) { events(kind: kind, item: item).first }
     }
 
     func stop() {
@@ -219,7 +380,7 @@ final class Watcher: Sendable {
 func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 
 func date(_ text: Any?) -> Date? {
-    (text as? String).flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) }
+    (text as? String).flatMap(APICoding.parse)
 }
 
 /// The next whole second at least `seconds` ahead, so due instants survive the CLI's whole-second ISO form.
@@ -227,34 +388,17 @@ func wholeSecond(after seconds: TimeInterval) -> Date {
     Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + seconds).rounded(.up))
 }
 
-/// Polls `condition` every 50 ms until it holds or `seconds` pass; whether it held.
-func eventually(within seconds: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date() + seconds
-    while Date() < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.05)
-    }
-    return try condition()
-}
-
-extension Sandbox {
-    /// Adds an item through `nudge add`, due at `due` if given; its ID. The text comes after `--`, so it may start
-    /// with a dash.
-    func addItem(_ text: String, due: Date? = nil) throws -> Int {
-        let result = try run(
-            Binaries.nudge,
-            ["add"] + (due.map { ["--due", iso($0)] } ?? []) + ["--socket", socket, "--", text]
-        )
-        #expect(result.status == 0, "nudge add failed: \(result.stderr)")
-        return try #require(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stdout)")
-    }
-}
-
-/// An --on-fire program that records each run, for item N, in fired-N.time (when, seconds since 1970),
+/// An --on-fire command that records each run, for item N, in fired-N.time (when, seconds since 1970),
 /// fired-N.args (its arguments) and fired-N.env (its environment), NUL-separated so any text survives.
+///
+/// The command is `/bin/sh SCRIPT`: the shell reads the script rather than the kernel exec'ing it. Tests run side by
+/// side in one process, and a child another test starts while this one writes the script can inherit the script's
+/// open descriptor; exec'ing a file open for writing fails with ETXTBSY ("Text file busy"), reading it never does.
 struct FireRecorder {
     let directory: String
-    var program: String { directory + "/record-fire" }
+    private var script: String { directory + "/record-fire" }
+    /// nudged's arguments that make it run the recorder.
+    var onFire: [String] { ["--on-fire", "/bin/sh", script] }
 
     init(in sandbox: Sandbox) throws {
         directory = sandbox.path + "/fired"
@@ -264,13 +408,10 @@ struct FireRecorder {
             dir=$(dirname "$0")
             printf '%s\\0' "$@" > "$dir/fired-$NUDGE_ITEM_ID.args"
             env -0 > "$dir/fired-$NUDGE_ITEM_ID.env"
-            date +%s.%N > "$dir/fired-$NUDGE_ITEM_ID.time"
+            date +%s.%N > "$dir/fired-$NUDGE_ITEM_ID.time.part"
+            mv "$dir/fired-$NUDGE_ITEM_ID.time.part" "$dir/fired-$NUDGE_ITEM_ID.time"
             """
-        _ = FileManager.default.createFile(
-            atPath: program,
-            contents: Data(script.utf8),
-            attributes: [.posixPermissions: 0o755]
-        )
+        _ = FileManager.default.createFile(atPath: self.script, contents: Data(script.utf8))
     }
 
     /// When the program ran for `itemID`, once it has.
@@ -278,6 +419,16 @@ struct FireRecorder {
         (try? String(contentsOfFile: "\(directory)/fired-\(itemID).time", encoding: .utf8))
             .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             .map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// Waits until the program has run for every one of `itemIDs`.
+    func awaitRuns(of itemIDs: [Int], daemon: Daemon, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        try await daemon.eventually(
+            "the --on-fire program to run for items \(itemIDs)",
+            sourceLocation: sourceLocation
+        ) { itemIDs.allSatisfy { firedAt($0) != nil } }
     }
 
     func arguments(_ itemID: Int) -> [String] { fields("\(directory)/fired-\(itemID).args") }

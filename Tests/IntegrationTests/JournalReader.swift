@@ -8,19 +8,16 @@ enum JournalReader {
     /// Fails the test, naming the fix, if no journald runs here (scripts/test starts one).
     static func requireJournald() throws {
         guard FileManager.default.fileExists(atPath: socket) else {
-            Issue.record("no journald at \(socket); scripts/test starts /lib/systemd/systemd-journald")
-            throw CancellationError()
+            throw Failure("no journald at \(socket); scripts/test starts /lib/systemd/systemd-journald")
         }
     }
 
     /// The entries matching `matches` (`FIELD=value`), each field's value as raw bytes, parsed from
-    /// `journalctl -o json --all` (text as a string, binary as an array of bytes); waits up to `seconds` for
-    /// `count` of them, since journald stores asynchronously.
-    static func jsonEntries(_ matches: [String], count: Int = 1, within seconds: TimeInterval = 5) throws
-        -> [[String: [[UInt8]]]]
-    {
-        try poll(count: count, within: seconds) {
-            let output = try journalctl(["-o", "json", "--all"] + matches)
+    /// `journalctl -o json --all` (text as a string, binary as an array of bytes); waits for `count` of them, since
+    /// journald stores asynchronously.
+    static func jsonEntries(_ matches: [String], count: Int = 1) async throws -> [[String: [[UInt8]]]] {
+        try await poll(matches, count: count) {
+            let output = try await journalctl(["-o", "json", "--all"] + matches)
             return output.split(separator: UInt8(ascii: "\n")).compactMap { line in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
                     return nil
@@ -39,10 +36,8 @@ enum JournalReader {
 
     /// The same entries from `journalctl -o export`, where a value holding a newline or other binary data is
     /// framed by its 64-bit length.
-    static func exportEntries(_ matches: [String], count: Int = 1, within seconds: TimeInterval = 5) throws
-        -> [[String: [[UInt8]]]]
-    {
-        try poll(count: count, within: seconds) { try parseExport(journalctl(["-o", "export"] + matches)) }
+    static func exportEntries(_ matches: [String], count: Int = 1) async throws -> [[String: [[UInt8]]]] {
+        try await poll(matches, count: count) { parseExport(try await journalctl(["-o", "export"] + matches)) }
     }
 
     /// The fields an application sent: journald's own (`_PID`, `__CURSOR`, …) start with an underscore.
@@ -87,27 +82,18 @@ enum JournalReader {
         return entries
     }
 
-    private static func journalctl(_ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/journalctl")
-        process.arguments = ["--no-pager"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Array(data)
+    private static func journalctl(_ arguments: [String]) async throws -> [UInt8] {
+        Array(try await run("/usr/bin/journalctl", ["--no-pager"] + arguments).output)
     }
 
-    private static func poll<Entry>(count: Int, within seconds: TimeInterval, _ read: () throws -> [Entry]) throws
-        -> [Entry]
+    /// Reads until at least `count` entries match; the entries read last.
+    private static func poll<Entry>(_ matches: [String], count: Int, _ read: () async throws -> [Entry])
+        async throws -> [Entry]
     {
-        let deadline = Date() + seconds
-        var entries = try read()
-        while entries.count < count && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)
-            entries = try read()
+        var entries: [Entry] = []
+        try await eventually("\(count) journal entries matching \(matches)", seen: { "\(entries.count) entries" }) {
+            entries = try await read()
+            return entries.count >= count
         }
         return entries
     }

@@ -2,40 +2,41 @@ import Foundation
 import Testing
 
 /// The journal sink against the real journald (scripts/test starts one): entries read back with journalctl.
-@Suite(.serialized) struct JournalTests {
+@Suite(.timeLimit(.minutes(2))) struct JournalTests {
     static let firedMessageID = "28c762f3a8fece76dcfed12e357523d6"
 
     /// Adds an item through the API, so its text may hold anything JSON can carry (NUL included).
-    private func addThroughAPI(_ sandbox: Sandbox, text: String, due: Date) throws -> Int {
+    private func addThroughAPI(_ sandbox: Sandbox, text: String, due: Date) async throws -> Int {
         let body = try JSONSerialization.data(withJSONObject: ["text": text, "dueDate": iso(due)])
-        let response = try sandbox.curl("POST", "/v1/items", body: String(decoding: body, as: UTF8.self))
+        let response = try await sandbox.curl("POST", "/v1/items", body: String(decoding: body, as: UTF8.self))
         #expect(response.status == 201, "\(response.body.prefix(300))")
         let item = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]
         return try #require(item?["itemID"] as? Int)
     }
 
-    @Test func itemTextCannotAddOrChangeAField() throws {
+    @Test func itemTextCannotAddOrChangeAField() async throws {
         try JournalReader.requireJournald()
-        let nudged = try WatchedDaemon(sinks: "journal")
+        let nudged = try await WatchedDaemon(sinks: "journal")
         defer { nudged.stop() }
         let (sandbox, daemon, watcher) = (nudged.sandbox, nudged.daemon, nudged.watcher)
 
-        let due = wholeSecond(after: 2)
+        let due = wholeSecond(after: 1.5)
         let tricky =
             "first line\nPRIORITY=0\nMESSAGE_ID=00000000000000000000000000000000\n\nNUDGE_ITEM_ID=999"
             + "\u{0}SYSLOG_IDENTIFIER=evil=\u{0}\nPRIORITY=0"
         let huge = String(repeating: "0123456789", count: 100_000)
         let texts = [
-            try addThroughAPI(sandbox, text: tricky, due: due): tricky,
-            try addThroughAPI(sandbox, text: huge, due: due): huge,
+            try await addThroughAPI(sandbox, text: tricky, due: due): tricky,
+            try await addThroughAPI(sandbox, text: huge, due: due): huge,
         ]
-        #expect(eventually(within: 5) { texts.keys.allSatisfy { !watcher.events(kind: "fired", item: $0).isEmpty } })
+        for itemID in texts.keys { try await watcher.awaitEvent("fired", item: itemID) }
 
         let pid = daemon.process.processIdentifier
         for (itemID, text) in texts {
             let matches = ["_PID=\(pid)", "NUDGE_ITEM_ID=\(itemID)", "NUDGE_EVENT=fired"]
             for (form, entries) in [
-                ("json", try JournalReader.jsonEntries(matches)), ("export", try JournalReader.exportEntries(matches)),
+                ("json", try await JournalReader.jsonEntries(matches)),
+                ("export", try await JournalReader.exportEntries(matches)),
             ] {
                 try #require(entries.count == 1, "\(form): \(entries.count) entries for item \(itemID)")
                 var fields = JournalReader.sentFields(entries[0])
@@ -58,36 +59,38 @@ import Testing
             }
         }
         // The README's query finds every fired reminder.
-        let fired = try JournalReader.jsonEntries(["_PID=\(pid)", "MESSAGE_ID=\(Self.firedMessageID)"], count: 2)
+        let fired = try await JournalReader.jsonEntries(["_PID=\(pid)", "MESSAGE_ID=\(Self.firedMessageID)"], count: 2)
         #expect(fired.count == 2)
     }
 
-    @Test func withNoJournaldTheOtherSinksFireAndNudgedSaysSoOnce() throws {
+    @Test func withNoJournaldTheOtherSinksFireAndNudgedSaysSoOnce() async throws {
         try JournalReader.requireJournald()
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let recorder = try FireRecorder(in: sandbox)
         // A mount namespace of nudged's own, where an empty tmpfs hides journald's socket.
-        let daemon = try Daemon(
+        let daemon = try await Daemon(
             sandbox,
             sinks: "journal,command",
-            arguments: ["--on-fire", recorder.program],
+            arguments: recorder.onFire,
             launcher: Self.ownMountNamespace(then: "mount -t tmpfs tmpfs /run/systemd/journal")
         )
         defer { daemon.stop() }
 
-        let due = wholeSecond(after: 2)
-        let first = try sandbox.addItem("first", due: due)
-        let second = try sandbox.addItem("second", due: due)
-        #expect(eventually(within: 5) { recorder.firedAt(first) != nil && recorder.firedAt(second) != nil })
-        Thread.sleep(forTimeInterval: 0.3)
+        let due = wholeSecond(after: 1.5)
+        let first = try await sandbox.addItem("first", due: due)
+        let second = try await sandbox.addItem("second", due: due)
+        try await recorder.awaitRuns(of: [first, second], daemon: daemon)
+        // Both entries went to stderr once the journal sink had handled them; a second warning would come before.
+        try await daemon.awaitLog("fired: first")
+        try await daemon.awaitLog("fired: second")
         let log = daemon.log
         #expect(log.components(separatedBy: "the journal is unavailable").count == 2, "\(log)")
         #expect(log.contains("fired: first") && log.contains("fired: second"), "entries go to stderr instead:\n\(log)")
         #expect(log.contains("sinks: journal, command"))
     }
 
-    @Test func aStalledJournaldDelaysNoOtherSinkAndNoStop() throws {
+    @Test func aStalledJournaldDelaysNoOtherSinkAndNoStop() async throws {
         try JournalReader.requireJournald()
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
@@ -97,13 +100,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: stalled, withIntermediateDirectories: true)
         let socket = try boundUnixSocket(at: stalled + "/socket", type: SOCK_DGRAM)
         defer { close(socket) }
-        let daemon = try Daemon(
+        let daemon = try await Daemon(
             sandbox,
             sinks: "journal,command",
-            arguments: ["--on-fire", recorder.program],
+            arguments: recorder.onFire,
             launcher: Self.ownMountNamespace(then: "mount --bind \(stalled) /run/systemd/journal")
         )
-        let watcher = try Watcher(sandbox)
+        defer { daemon.stop() }
+        let watcher = try await Watcher(sandbox)
         defer { watcher.stop() }
 
         // Enough entries to fill the socket's queue (net.unix.max_dgram_qlen), after which every send blocks.
@@ -112,14 +116,14 @@ import Testing
                 (try? String(contentsOfFile: "/proc/sys/net/unix/max_dgram_qlen", encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             ) ?? 512
-        for index in 0...(queueLength + 5) { _ = try sandbox.addItem("later \(index)", due: Date() + 3600) }
-        let due = wholeSecond(after: 2)
-        let itemID = try sandbox.addItem("on time", due: due)
+        try await sandbox.addItems(queueLength + 6, text: "later", due: Date() + 3600)
+        let due = wholeSecond(after: 1.5)
+        let itemID = try await sandbox.addItem("on time", due: due)
 
-        #expect(eventually(within: 4) { recorder.firedAt(itemID) != nil })
+        try await recorder.awaitRuns(of: [itemID], daemon: daemon)
         let ranAt = try #require(recorder.firedAt(itemID))
         #expect(ranAt >= due && ranAt < due + 1, "the command ran \(ranAt.timeIntervalSince(due)) s after due")
-        let firedAt = try #require(date(watcher.events(kind: "fired", item: itemID).first?["at"]))
+        let firedAt = try await watcher.awaitEvent("fired", item: itemID).at
         #expect(firedAt < due + 0.5)
 
         // The journal really was stuck: its queue is full of nudged's entries.

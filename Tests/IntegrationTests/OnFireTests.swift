@@ -2,20 +2,24 @@ import Foundation
 import Testing
 
 /// `nudged --on-fire PROGRAM [ARG...]`: the command sink, running a real program.
-@Suite(.serialized) struct OnFireTests {
-    @Test func theProgramRunsWithoutAShellWithTheReminderInItsEnvironment() throws {
+@Suite(.timeLimit(.minutes(2))) struct OnFireTests {
+    @Test func theProgramRunsWithoutAShellWithTheReminderInItsEnvironment() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let recorder = try FireRecorder(in: sandbox)
         let trap = sandbox.path + "/a-shell-ran"
         let arguments = ["--flag", "two words", "$(touch \(trap))", ""]
-        let daemon = try Daemon(sandbox, sinks: "command", arguments: ["--on-fire", recorder.program] + arguments)
+        let daemon = try await Daemon(
+            sandbox,
+            sinks: "command",
+            arguments: recorder.onFire + arguments
+        )
         defer { daemon.stop() }
 
-        let due = wholeSecond(after: 2)
+        let due = wholeSecond(after: 1)
         let text = "-rf it's `touch \(trap)` $(touch \(trap))\nline 2; echo > \(trap)"
-        let itemID = try sandbox.addItem(text, due: due)
-        #expect(eventually(within: 5) { recorder.firedAt(itemID) != nil }, "\(daemon.log)")
+        let itemID = try await sandbox.addItem(text, due: due)
+        try await recorder.awaitRuns(of: [itemID], daemon: daemon)
 
         #expect(recorder.arguments(itemID) == arguments)
         let environment = recorder.environment(itemID)
@@ -25,53 +29,47 @@ import Testing
         #expect(environment["NUDGE_DUE"] == due.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
         #expect(environment["NUDGE_LATE"] == "0")
         #expect(!FileManager.default.fileExists(atPath: trap), "something ran the text or the arguments as shell")
-        #expect(
-            eventually(within: 2) {
-                daemon.log.contains("on-fire \(recorder.program) for item \(itemID) exited with status 0")
-            }
-        )
+        try await daemon.awaitLog("on-fire /bin/sh for item \(itemID) exited with status 0")
     }
 
-    @Test func aProgramStillRunningAtTheTimeoutIsStoppedAndSaidSo() throws {
+    @Test func aProgramStillRunningAtTheTimeoutIsStoppedAndSaidSo() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try Daemon(
+        let daemon = try await Daemon(
             sandbox,
             sinks: "command,log",
             arguments: ["--on-fire-timeout", "1s", "--on-fire", "/bin/sleep", "30"]
         )
         defer { daemon.stop() }
 
-        let itemID = try sandbox.addItem("slow", due: wholeSecond(after: 1))
-        #expect(
-            eventually(within: 5) {
-                daemon.log.contains("on-fire /bin/sleep for item \(itemID) was stopped after 1 s without finishing")
-            },
-            "\(daemon.log)"
-        )
-        // The log sink was not held up by the slow command.
-        #expect(daemon.log.contains("reminder: slow"))
-        let children = try run("/usr/bin/pgrep", ["-P", String(daemon.process.processIdentifier)])
+        let itemID = try await sandbox.addItem("slow", due: wholeSecond(after: 1))
+        try await daemon.awaitLog("on-fire /bin/sleep for item \(itemID) was stopped after 1 s without finishing")
+        // The log sink was not held up by the slow command: it logged the reminder before the command was stopped.
+        let lines = daemon.logLines.lines
+        let reminder = lines.firstIndex { $0.contains("reminder: slow") }
+        let stopped = lines.firstIndex { $0.contains("was stopped after 1 s") }
+        #expect(reminder != nil && reminder! < stopped!, "\(daemon.log)")
+        let children = try await run("/usr/bin/pgrep", ["-P", String(daemon.process.processIdentifier)])
         #expect(children.stdout.isEmpty, "left behind: \(children.stdout)")
     }
 
-    @Test func aFailingOrMissingProgramIsLogged() throws {
+    @Test func aFailingOrMissingProgramIsLogged() async throws {
         for (program, expected) in [
             (["/bin/sh", "-c", "exit 3"], "on-fire /bin/sh for item 1 exited with status 3"),
             (["/no/such/program"], "on-fire /no/such/program for item 1 could not start"),
         ] {
             let sandbox = try Sandbox()
             defer { sandbox.remove() }
-            let daemon = try Daemon(sandbox, sinks: "command", arguments: ["--on-fire"] + program)
+            let daemon = try await Daemon(sandbox, sinks: "command", arguments: ["--on-fire"] + program)
             defer { daemon.stop() }
-            #expect(try sandbox.addItem("fails", due: wholeSecond(after: 1)) == 1)
-            #expect(eventually(within: 4) { daemon.log.contains(expected) }, "\(daemon.log)")
+            #expect(try await sandbox.addItem("fails", due: wholeSecond(after: 1)) == 1)
+            try await daemon.awaitLog(expected)
         }
     }
 
-    @Test func onFireNeedsTheCommandSinkAndTheCommandSinkNeedsOnFire() throws {
+    @Test func onFireNeedsTheCommandSinkAndTheCommandSinkNeedsOnFire() async throws {
         for arguments in [["--sinks", "journal", "--on-fire", "/bin/true"], ["--sinks", "command"]] {
-            let result = try run(Binaries.nudged, arguments)
+            let result = try await run(Binaries.nudged, arguments)
             #expect(result.status == 64)
             #expect(result.stderr.contains("--on-fire"), "\(result.stderr)")
         }

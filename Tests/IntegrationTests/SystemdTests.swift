@@ -4,20 +4,25 @@ import Synchronization
 import Testing
 
 /// nudged under a service manager's eyes: the test plays systemd, owning the `NOTIFY_SOCKET` datagram socket and
-/// reading what nudged tells it. Serialized: the timing checks must not compete for the two cores.
-@Suite(.serialized) struct SystemdTests {
+/// reading what nudged tells it.
+@Suite(.timeLimit(.minutes(2))) struct SystemdTests {
     /// nudged started the way systemd starts a `Type=notify` service: with `NOTIFY_SOCKET` (and `WATCHDOG_USEC`)
     /// in its environment. Unlike the harness's `Daemon`, nothing polls the socket: the test waits for `READY=1`.
     private final class NotifiedDaemon: Sendable {
         let process: Process
         let notify: NotifySocket
-        let logPath: String
+        let logLines: LineCollector<String>
+        private let exit = ExitTime()
+
+        /// When the termination handler saw nudged exit.
+        private final class ExitTime: Sendable {
+            let instant = Mutex<ContinuousClock.Instant?>(nil)
+        }
 
         init(_ sandbox: Sandbox, watchdog: Duration? = nil) throws {
             try Binaries.require(Binaries.nudged)
             notify = try NotifySocket(path: sandbox.path + "/notify")
-            logPath = sandbox.path + "/nudged-notified.log"
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+            logLines = try LineCollector(path: sandbox.path + "/nudged-notified.log")
             var environment = ProcessInfo.processInfo.environment
             for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { environment[name] = nil }
             environment["NOTIFY_SOCKET"] = notify.path
@@ -27,39 +32,40 @@ import Testing
             }
             process = Process()
             process.executableURL = URL(fileURLWithPath: Binaries.nudged)
-            process.arguments = ["--store", sandbox.store, "--socket", sandbox.socket]
+            process.arguments = ["--store", sandbox.store, "--socket", sandbox.socket, "--sinks", "log"]
             process.environment = environment
-            process.standardError = FileHandle(forWritingAtPath: logPath)
+            process.standardError = try logLines.writer()
             process.standardOutput = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
+            process.terminationHandler = { [exit] _ in exit.instant.withLock { $0 = .now } }
             try process.run()
         }
 
-        var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+        var log: String { logLines.text }
 
-        /// The `READY=1` message; fails the test if another message comes first or none within 20 s.
-        func ready() throws -> NotifySocket.Message {
-            let (ready, before) = notify.receive(until: "READY=1", within: .seconds(20))
+        /// The `READY=1` message; fails the test if another message comes first or none within the patience.
+        func ready() async throws -> NotifySocket.Message {
+            let (ready, before) = await notify.receive(until: "READY=1", within: patience)
             #expect(before.isEmpty, "messages before READY=1: \(before)")
-            return try #require(ready, "no READY=1 within 20 s; log:\n\(log)")
+            return try #require(ready, "no READY=1 within \(patience); log:\n\(log)")
         }
 
         /// SIGTERM, as `systemctl stop` sends it: expects `STOPPING=1`, then exit status 0 within 2 s. Returns how
-        /// long the exit took; nudged is killed if it still runs 5 s later.
+        /// long the exit took and what nudged sent before `STOPPING=1`; nudged is killed if it still runs 5 s later.
         @discardableResult
-        func terminate() -> Duration {
+        func terminate() async -> (took: Duration, before: [NotifySocket.Message]) {
             let sent = ContinuousClock.now
             kill(process.processIdentifier, SIGTERM)
-            let stopping = notify.receive(until: "STOPPING=1", within: .seconds(5)).match
-            while process.isRunning && sent.duration(to: .now) < .seconds(5) { Thread.sleep(forTimeInterval: 0.005) }
-            let took = sent.duration(to: .now)
-            let exited = !process.isRunning
+            let (stopping, before) = await notify.receive(until: "STOPPING=1", within: .seconds(5))
+            let exit = exit
+            let exitedInTime = (try? await eventually("", within: .seconds(5)) { exit.instant.withLock { $0 } != nil }) != nil
             kill9IfRunning()
+            let took = exit.instant.withLock { $0 }.map { sent.duration(to: $0) } ?? .seconds(5)
             #expect(stopping != nil, "no STOPPING=1 after SIGTERM")
-            #expect(exited, "still running 5 s after SIGTERM:\n\(log)")
-            #expect(!exited || process.terminationStatus == 0, "exit status \(process.terminationStatus):\n\(log)")
+            #expect(exitedInTime, "still running 5 s after SIGTERM:\n\(log)")
+            #expect(!exitedInTime || process.terminationStatus == 0, "exit status \(process.terminationStatus):\n\(log)")
             #expect(took < .seconds(2), "took \(took) to exit after SIGTERM")
-            return took
+            return (took, before)
         }
 
         func kill9IfRunning() {
@@ -68,91 +74,92 @@ import Testing
         }
     }
 
-    /// Whether a stream socket accepts a connection at `path`: true while something listens there, even a
-    /// stopped process, since the kernel completes connections into the listen backlog.
-    private func isListening(_ path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return withUnixAddress(path) { connect(descriptor, $0, $1) } == 0
-    }
-
-    @Test func readyComesOnlyOnceTheSocketListensAndWithoutAWatchdogNothingElseIsSent() throws {
+    @Test func readyComesOnlyOnceTheSocketListensAndWithoutAWatchdogNothingElseIsSent() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let daemon = try NotifiedDaemon(sandbox)
         defer { daemon.kill9IfRunning() }
 
-        let ready = try daemon.ready()
+        let ready = try await daemon.ready()
         // Freeze nudged the moment READY=1 is read, so it cannot start listening afterwards; a listening socket
         // still accepts connections into its backlog.
         kill(daemon.process.processIdentifier, SIGSTOP)
         let listening = isListening(sandbox.socket)
         kill(daemon.process.processIdentifier, SIGCONT)
         #expect(listening, "READY=1 arrived before \(sandbox.socket) listened")
-        #expect(try sandbox.nudge("lists").status == 0)
+        #expect(try await sandbox.nudge("lists").status == 0)
         #expect(ready.value("MAINPID") == String(daemon.process.processIdentifier), "\(ready)")
         #expect(ready.value("STATUS")?.contains(sandbox.socket) == true, "\(ready)")
 
-        // No WatchdogSec=, no WATCHDOG_USEC: nudged sets no timer and sends nothing until it stops.
-        let idle = daemon.notify.receiveAll(during: .seconds(1))
-        #expect(idle.isEmpty, "sent without a watchdog: \(idle)")
-
-        daemon.terminate()
+        // No WatchdogSec=, no WATCHDOG_USEC: nudged sets no timer, and neither changes nor a reminder firing make it
+        // send anything between READY=1 and STOPPING=1.
+        let itemID = try await sandbox.addItem("stretch", due: wholeSecond(after: 1))
+        #expect(try await sandbox.nudge("edit", String(itemID), "--text", "stretch well").status == 0)
+        try await eventually("the reminder to fire", seen: { daemon.log }) {
+            daemon.log.contains("reminder: stretch well")
+        }
+        let (_, before) = await daemon.terminate()
+        #expect(before.isEmpty, "sent without a watchdog: \(before)")
     }
 
-    @Test func watchdogPingsArriveEveryHalfIntervalWhileTheSchedulerAnswers() throws {
+    @Test func watchdogPingsArriveEveryHalfIntervalWhileTheSchedulerAnswers() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let interval = Duration.milliseconds(200)
         let daemon = try NotifiedDaemon(sandbox, watchdog: interval)
         defer { daemon.kill9IfRunning() }
 
-        let ready = try daemon.ready()
-        let messages = daemon.notify.receiveAll(during: .seconds(2))
+        let ready = try await daemon.ready()
+        let messages = await daemon.notify.receive(count: 20, within: patience)
         let pings = messages.filter { $0.has("WATCHDOG=1") }
+        #expect(pings.count == 20, "\(messages.count) messages within \(patience)")
         #expect(pings.count == messages.count, "other messages: \(messages.filter { !$0.has("WATCHDOG=1") })")
-        let arrivals = [ready.received] + pings.map(\.received)
-        let gaps = zip(arrivals, arrivals.dropFirst()).map { $0.duration(to: $1) }.sorted()
+        let arrivals = [ready.arrived] + pings.map(\.arrived)
+        let gaps = zip(arrivals, arrivals.dropFirst()).map { $1.timeIntervalSince($0) }.sorted()
+        let span = (arrivals.last ?? ready.arrived).timeIntervalSince(ready.arrived)
         print(
-            "WATCHDOG_USEC=200000: \(pings.count) pings in 2 s after READY=1; gaps \(gaps.first.map { "\($0)" } ?? "-") to \(gaps.last.map { "\($0)" } ?? "-")"
+            "WATCHDOG_USEC=200000: 20 pings in \(String(format: "%.2f", span)) s after READY=1; gaps "
+                + "\(gaps.first.map { String(format: "%.3f", $0) } ?? "-") to "
+                + "\(gaps.last.map { String(format: "%.3f", $0) } ?? "-") s"
         )
-        // About every 100 ms: 20 in 2 s. systemd would act on a gap of a whole interval.
-        #expect((16...21).contains(pings.count), "\(pings.count) pings in 2 s")
-        #expect(gaps.allSatisfy { $0 < interval }, "a gap reached the interval: \(gaps)")
+        // About every 100 ms; systemd would act on a gap of a whole interval. Twenty pings a whole interval apart
+        // would take 4 s; a ping at every half interval, 2 s.
+        #expect(gaps.allSatisfy { $0 < 0.2 }, "a gap reached the interval: \(gaps)")
+        #expect(span > 1.5, "20 pings came in \(span) s: faster than every half interval")
         #expect(
             pings.last?.value("STATUS")?.contains("pending: 0") == true,
             "\(pings.last.map { "\($0)" } ?? "")"
         )
 
-        daemon.terminate()
+        await daemon.terminate()
     }
 
-    @Test func sigtermMidWritesSendsStoppingExitsWithinTwoSecondsAndKeepsEveryAcknowledgedChange() throws {
+    @Test func sigtermMidWritesSendsStoppingExitsWithinTwoSecondsAndKeepsEveryAcknowledgedChange() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let daemon = try NotifiedDaemon(sandbox, watchdog: .seconds(10))
         defer { daemon.kill9IfRunning() }
-        _ = try daemon.ready()
+        _ = try await daemon.ready()
 
         // A client adds items one after another until nudged stops answering; SIGTERM lands among them.
         final class Acknowledged: Sendable { let texts = Mutex<[String]>([]) }
         let acknowledged = Acknowledged()
-        let writer = Thread {
+        let writer = Task {
             for number in 1...10_000 {
                 let text = "change \(number)"
-                guard (try? sandbox.nudge("add", text))?.status == 0 else { return }
+                guard (try? await sandbox.nudge("add", text))?.status == 0 else { return }
                 acknowledged.texts.withLock { $0.append(text) }
             }
         }
-        writer.start()
-        while acknowledged.texts.withLock({ $0.count }) < 10 { Thread.sleep(forTimeInterval: 0.01) }
-        let took = daemon.terminate()
-        while !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        try await eventually("10 acknowledged adds", seen: { daemon.log }) {
+            acknowledged.texts.withLock { $0.count } >= 10
+        }
+        let (took, _) = await daemon.terminate()
+        await writer.value
 
-        let restarted = try Daemon(sandbox)
+        let restarted = try await Daemon(sandbox)
         defer { restarted.stop() }
-        let listed = try sandbox.nudge("ls", "--json")
+        let listed = try await sandbox.nudge("ls", "--json")
         let items = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         let stored = Set(items.compactMap { $0["text"] as? String })
         let lost = acknowledged.texts.withLock { $0 }.filter { !stored.contains($0) }

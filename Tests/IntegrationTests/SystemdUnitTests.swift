@@ -5,7 +5,7 @@ import Testing
 /// temporary root (DESTDIR): nothing on the machine is touched. scripts/install-deps installs systemd and
 /// util-linux, so the gate below never hides a missing tool on the test machine.
 @Suite(
-    .serialized,
+    .timeLimit(.minutes(2)),
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
@@ -19,19 +19,19 @@ struct SystemdUnitTests {
     private struct StagedInstall {
         let root: String
 
-        init() throws {
+        init() async throws {
             try Binaries.require(Binaries.nudged)
             try Binaries.require(Binaries.nudge)
             var template = Array("/tmp/nudge-install-XXXXXX".utf8CString)
             root = String(cString: try #require(mkdtemp(&template)))
-            let installed = try script("install", "--binaries", (Binaries.nudged as NSString).deletingLastPathComponent)
+            let installed = try await script("install", "--binaries", (Binaries.nudged as NSString).deletingLastPathComponent)
             #expect(installed.status == 0, "\(installed)")
         }
 
-        func script(_ name: String, _ arguments: String...) throws -> CommandResult {
+        func script(_ name: String, _ arguments: String...) async throws -> CommandResult {
             var environment = ProcessInfo.processInfo.environment
             environment["DESTDIR"] = root
-            return try run(Binaries.packageRoot + "/scripts/" + name, arguments, environment: environment)
+            return try await run(Binaries.packageRoot + "/scripts/" + name, arguments, environment: environment)
         }
 
         func remove() { try? FileManager.default.removeItem(atPath: root) }
@@ -41,13 +41,13 @@ struct SystemdUnitTests {
 
         /// `systemd-analyze ARGUMENTS` in a private mount namespace where the staged /usr/local/bin is mounted over
         /// the real one, so the units' ExecStart=/usr/local/bin/nudged exists as on an installed machine.
-        func analyze(_ arguments: [String]) throws -> CommandResult {
+        func analyze(_ arguments: [String]) async throws -> CommandResult {
             var template = Array("/tmp/nudge-xdg-XXXXXX".utf8CString)
             let runtime = String(cString: try #require(mkdtemp(&template)))
             defer { try? FileManager.default.removeItem(atPath: runtime) }
             var environment = ProcessInfo.processInfo.environment
             environment["XDG_RUNTIME_DIR"] = runtime  // the user manager's paths need one
-            return try run(
+            return try await run(
                 "/usr/bin/unshare",
                 [
                     "--mount", "--map-root-user", "/bin/sh", "-c",
@@ -66,8 +66,8 @@ struct SystemdUnitTests {
         return Double(score)
     }
 
-    @Test func installStagesBinariesAndUnitsWhereSystemdLooksAndUninstallRemovesThem() throws {
-        let staged = try StagedInstall()
+    @Test func installStagesBinariesAndUnitsWhereSystemdLooksAndUninstallRemovesThem() async throws {
+        let staged = try await StagedInstall()
         defer { staged.remove() }
         let files = [
             "/usr/local/bin/nudged": 0o755, "/usr/local/bin/nudge": 0o755,
@@ -79,31 +79,31 @@ struct SystemdUnitTests {
             #expect(attributes[.posixPermissions] as? Int == mode, "\(path)")
         }
         // Where systemd 252 finds units of each manager.
-        let systemPaths = try run("/usr/bin/systemd-analyze", ["unit-paths"]).stdout
+        let systemPaths = try await run("/usr/bin/systemd-analyze", ["unit-paths"]).stdout
         #expect(systemPaths.split(separator: "\n").contains("/usr/local/lib/systemd/system"))
-        let userPaths = try staged.analyze(["--user", "unit-paths"]).stdout
+        let userPaths = try await staged.analyze(["--user", "unit-paths"]).stdout
         #expect(userPaths.split(separator: "\n").contains("/usr/local/lib/systemd/user"), "\(userPaths)")
 
-        let removed = try staged.script("uninstall")
+        let removed = try await staged.script("uninstall")
         #expect(removed.status == 0, "\(removed)")
         for path in files.keys { #expect(!FileManager.default.fileExists(atPath: staged.root + path), "\(path)") }
     }
 
-    @Test func bothUnitsPassSystemdAnalyzeVerifyWithTheBinaryAtExecStart() throws {
-        let staged = try StagedInstall()
+    @Test func bothUnitsPassSystemdAnalyzeVerifyWithTheBinaryAtExecStart() async throws {
+        let staged = try await StagedInstall()
         defer { staged.remove() }
         // verify warns about unknown keys yet exits 0: any output at all fails the test.
-        let system = try staged.analyze(["verify", staged.systemUnit])
+        let system = try await staged.analyze(["verify", staged.systemUnit])
         #expect(system.status == 0 && system.stdout.isEmpty && system.stderr.isEmpty, "\(system)")
-        let user = try staged.analyze(["--user", "verify", staged.userUnit])
+        let user = try await staged.analyze(["--user", "verify", staged.userUnit])
         #expect(user.status == 0 && user.stdout.isEmpty && user.stderr.isEmpty, "\(user)")
     }
 
-    @Test func systemUnitScoresAtMostTwoPointFiveOnSystemdAnalyzeSecurity() throws {
+    @Test func systemUnitScoresAtMostTwoPointFiveOnSystemdAnalyzeSecurity() async throws {
         let unit = Binaries.packageRoot + "/units/nudged-system.service"
         // --threshold counts tenths: exposure 2.5 is 25.
         let threshold = String(Int(Self.maximumSystemScore * 10))
-        let system = try run(
+        let system = try await run(
             "/usr/bin/systemd-analyze",
             ["security", "--offline=yes", "--threshold=\(threshold)", "--no-pager", unit]
         )
@@ -116,7 +116,7 @@ struct SystemdUnitTests {
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime
-        let user = try run(
+        let user = try await run(
             "/usr/bin/systemd-analyze",
             ["security", "--user", "--offline=yes", "--no-pager", Binaries.packageRoot + "/units/nudged.service"],
             environment: environment
@@ -127,7 +127,7 @@ struct SystemdUnitTests {
         )
     }
 
-    @Test func theSystemUnitKeepsItsStoreAndSocketInTheDirectoriesSystemdMakesForIt() throws {
+    @Test func theSystemUnitKeepsItsStoreAndSocketInTheDirectoriesSystemdMakesForIt() async throws {
         let unit = try String(contentsOfFile: Binaries.packageRoot + "/units/nudged-system.service", encoding: .utf8)
         let settings = unit.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(settings.contains("StateDirectory=nudge"))

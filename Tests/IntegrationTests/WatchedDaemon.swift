@@ -7,21 +7,30 @@ struct WatchedDaemon {
     let daemon: Daemon
     let watcher: Watcher
 
-    init(sinks: String = "log", arguments: [String] = []) throws {
+    init(sinks: String = "log", arguments: [String] = [], environment: [String: String]? = nil) async throws {
         sandbox = try Sandbox()
         do {
-            daemon = try Daemon(sandbox, sinks: sinks, arguments: arguments)
+            daemon = try await Daemon(sandbox, sinks: sinks, arguments: arguments, environment: environment)
         } catch {
             sandbox.remove()
             throw error
         }
         do {
-            watcher = try Watcher(sandbox)
+            watcher = try await Watcher(sandbox)
         } catch {
             daemon.stop()
             sandbox.remove()
             throw error
         }
+    }
+
+    /// Adds an item due at `due` and waits until it fires: once its fired event is seen, every event nudged
+    /// decided before it has been seen too (the stream keeps nudged's order), so a check that something did *not*
+    /// happen by `due` ends on this positive signal instead of on a sleep.
+    @discardableResult
+    func sentinel(due: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WatchedEvent {
+        let itemID = try await sandbox.addItem("sentinel", due: due)
+        return try await watcher.awaitEvent("fired", item: itemID, sourceLocation: sourceLocation)
     }
 
     func stop() {
