@@ -142,7 +142,9 @@ import Testing
     @Test func addPrintsTheNewIDAloneAndADueDateImpliesRemind() async throws {
         let daemon = try FakeDaemon(answers: [FakeDaemon.answer(status: "201 Created", json: Self.item(id: 42))])
         defer { daemon.stop() }
-        let result = try await Self.nudge(["add", "water", "the", "plants", "--due", "in 1h", "--socket", daemon.socketPath])
+        let result = try await Self.nudge([
+            "add", "water", "the", "plants", "--due", "in 1h", "--socket", daemon.socketPath,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "42\n")
         let request = try #require(daemon.requests.first)

@@ -37,7 +37,11 @@ final class DesktopSession: Sendable {
             // listens there.
             let displayNumber = try LineCollector(path: directory + "/display")
             started.append(
-                try Self.spawn("/usr/bin/Xvfb", ["-displayfd", "1", "-nolisten", "tcp"], output: displayNumber.writer())
+                try Self.spawn(
+                    "/usr/bin/Xvfb",
+                    ["-displayfd", "1", "-nolisten", "tcp"],
+                    output: displayNumber.writer()
+                )
             )
             let display = try await eventually("Xvfb to print its display number") {
                 displayNumber.lines.first.map { ":" + $0 }

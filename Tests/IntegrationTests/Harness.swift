@@ -217,7 +217,10 @@ final class Daemon: Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         do {
-            try await IntegrationTests.eventually("nudged to listen on \(sandbox.socket)", seen: { "its log:\n\(logLines.tail())" }) {
+            try await IntegrationTests.eventually(
+                "nudged to listen on \(sandbox.socket)",
+                seen: { "its log:\n\(logLines.tail())" }
+            ) {
                 guard process.isRunning else {
                     throw ExitedEarly(status: process.terminationStatus, log: logLines.text)
                 }

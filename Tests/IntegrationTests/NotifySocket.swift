@@ -86,7 +86,9 @@ final class NotifySocket: Sendable {
                     header.msg_control = controlBytes.baseAddress
                     header.msg_controllen = controlBytes.count
                     var count: Int
-                    repeat { count = recvmsg(descriptor, &header, Int32(MSG_DONTWAIT)) } while count < 0 && errno == EINTR
+                    repeat {
+                        count = recvmsg(descriptor, &header, Int32(MSG_DONTWAIT))
+                    } while count < 0 && errno == EINTR
                     guard count >= 0 else { return nil }
                     let text = String(decoding: UnsafeRawBufferPointer(rebasing: data[..<count]), as: UTF8.self)
                     return Message(

@@ -58,12 +58,16 @@ import Testing
             kill(process.processIdentifier, SIGTERM)
             let (stopping, before) = await notify.receive(until: "STOPPING=1", within: .seconds(5))
             let exit = exit
-            let exitedInTime = (try? await eventually("", within: .seconds(5)) { exit.instant.withLock { $0 } != nil }) != nil
+            let exitedInTime =
+                (try? await eventually("", within: .seconds(5)) { exit.instant.withLock { $0 } != nil }) != nil
             kill9IfRunning()
             let took = exit.instant.withLock { $0 }.map { sent.duration(to: $0) } ?? .seconds(5)
             #expect(stopping != nil, "no STOPPING=1 after SIGTERM")
             #expect(exitedInTime, "still running 5 s after SIGTERM:\n\(log)")
-            #expect(!exitedInTime || process.terminationStatus == 0, "exit status \(process.terminationStatus):\n\(log)")
+            #expect(
+                !exitedInTime || process.terminationStatus == 0,
+                "exit status \(process.terminationStatus):\n\(log)"
+            )
             #expect(took < .seconds(2), "took \(took) to exit after SIGTERM")
             return (took, before)
         }

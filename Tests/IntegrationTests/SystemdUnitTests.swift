@@ -24,7 +24,11 @@ struct SystemdUnitTests {
             try Binaries.require(Binaries.nudge)
             var template = Array("/tmp/nudge-install-XXXXXX".utf8CString)
             root = String(cString: try #require(mkdtemp(&template)))
-            let installed = try await script("install", "--binaries", (Binaries.nudged as NSString).deletingLastPathComponent)
+            let installed = try await script(
+                "install",
+                "--binaries",
+                (Binaries.nudged as NSString).deletingLastPathComponent
+            )
             #expect(installed.status == 0, "\(installed)")
         }
 

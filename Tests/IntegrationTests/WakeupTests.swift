@@ -36,9 +36,10 @@ import Testing
     /// ticks; the watcher stays attached while it idles. (The desktop and command sinks are left out: they run
     /// programs through swift-subprocess, which starts libdispatch's monitor; see the README's known limits.)
     ///
-    /// The idle window is closed by reminders, not by a sleep: A fires, nudged idles `NUDGE_WAKEUP_SECONDS` (default
-    /// 15), B fires, and C fires a second after B. The switches from A to B are one fire plus the idle window's; those
-    /// from B to C are one fire plus one idle second: the difference is what idling cost.
+    /// The idle window is opened and closed by reminders, not by a sleep: A fires, nudged idles `NUDGE_WAKEUP_SECONDS`
+    /// (default 15), B fires, then C1, C2 and C3 fire a second apart. From A to B is one fire plus the idle window;
+    /// each step from B to C3 is one fire plus one idle second. A fire's own cost varies by a few switches on a busy
+    /// machine, so the most expensive of those three stands for it: what A to B cost beyond that is what idling cost.
     @Test func withAThousandRemindersDueNextYearTheDaemonDoesNotWakeUp() async throws {
         try JournalReader.requireJournald()
         let nudged = try await WatchedDaemon(sinks: "journal,log")
@@ -59,32 +60,36 @@ import Testing
 
         let idle = Double(ProcessInfo.processInfo.environment["NUDGE_WAKEUP_SECONDS"] ?? "") ?? 15
         let dueA = wholeSecond(after: 2)
-        let a = try await sandbox.addItem("A", due: dueA)
-        let b = try await sandbox.addItem("B", due: dueA + idle)
-        let c = try await sandbox.addItem("C", due: dueA + idle + 1)
+        var itemIDs: [Int] = []
+        for (name, due) in [("A", dueA), ("B", dueA + idle)] + (1...3).map({ ("C\($0)", dueA + idle + Double($0)) }) {
+            itemIDs.append(try await sandbox.addItem(name, due: due))
+        }
         let pid = nudged.daemon.process.processIdentifier
-        let firedA = try await watcher.awaitEvent("fired", item: a)
-        let atA = Switches(pid)
-        let firedB = try await watcher.awaitEvent("fired", item: b, within: .seconds(idle) + patience)
-        let atB = Switches(pid)
-        try await watcher.awaitEvent("fired", item: c)
-        let atC = Switches(pid)
+        var fired: [WatchedEvent] = []
+        var switches: [Switches] = []
+        for itemID in itemIDs {
+            fired.append(try await watcher.awaitEvent("fired", item: itemID, within: .seconds(idle) + patience))
+            switches.append(Switches(pid))
+        }
 
-        let window = firedB.at.timeIntervalSince(firedA.at)
-        let fireAndWindow = atB.total - atA.total
-        let fireAndOneSecond = atC.total - atB.total
-        let idleWakeUps = fireAndWindow - fireAndOneSecond
+        let window = fired[1].at.timeIntervalSince(fired[0].at)
+        let fireAndWindow = switches[1].total - switches[0].total
+        let fireAndOneSecond = zip(switches.dropFirst(), switches.dropFirst(2)).map { $1.total - $0.total }
+        let idleWakeUps = fireAndWindow - fireAndOneSecond.max()!
         print(
-            "nudged with 1003 pending reminders and a watcher: \(fireAndWindow) wake-ups over one fire and "
+            "nudged with 1005 pending reminders and a watcher: \(fireAndWindow) wake-ups over one fire and "
                 + "\(String(format: "%.1f", window)) s idle, \(fireAndOneSecond) over one fire and 1 s; idle cost "
-                + "\(idleWakeUps). Per thread over the window: \(atB.since(atA))"
+                + "\(idleWakeUps). Per thread over the window: \(switches[1].since(switches[0]))"
         )
-        // Anything that ticks, however slowly, would show: libdispatch's 1 s pool monitor alone makes one a second
-        // (see NudgedCommand.mainOnEventLoops()). Allowed: less than one per ten seconds of the window measured.
-        let allowed = Int(window / 10)
+        // Anything that ticks would show: libdispatch's 1 s pool monitor alone makes one a second (see
+        // NudgedCommand.mainOnEventLoops()). Allowed: one per five seconds of the window measured.
+        let allowed = Int(window / 5)
         #expect(
             idleWakeUps <= allowed,
-            "nudged woke \(idleWakeUps) times in \(window) s idle (allowed \(allowed)); per thread: \(atB.since(atA))"
+            """
+            nudged woke \(idleWakeUps) times in \(window) s idle (allowed \(allowed)); per thread: \
+            \(switches[1].since(switches[0]))
+            """
         )
     }
 }
