@@ -8,7 +8,7 @@ import Testing
         defer { nudged.stop() }
         let (sandbox, watcher) = (nudged.sandbox, nudged.watcher)
 
-        let first = wholeSecond(after: 2)
+        let first = dueSoon()
         let id = try await sandbox.addItem("stretch", due: first)
         let second = first + 1
         #expect(try await sandbox.nudge("edit", String(id), "--due", iso(second)).status == 0)
@@ -30,7 +30,7 @@ import Testing
         defer { nudged.stop() }
         let (sandbox, daemon, watcher) = (nudged.sandbox, nudged.daemon, nudged.watcher)
 
-        let due = wholeSecond(after: 1)
+        let due = dueSoon()
         let id = try await sandbox.addItem("post the letter", due: due)
         #expect(try await sandbox.nudge("done", String(id)).status == 0)
         try await nudged.sentinel(due: due + 1)
@@ -56,6 +56,7 @@ import Testing
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         var daemon = try await Daemon(sandbox)
+        defer { daemon.stop() }  // whichever runs when the test ends
         var ids: [Int] = []
         for text in ["a", "b", "c"] { ids.append(try await sandbox.addItem(text)) }
         #expect(ids == [1, 2, 3])
@@ -63,7 +64,6 @@ import Testing
         #expect(daemon.stop() == 0)
 
         daemon = try await Daemon(sandbox)
-        defer { daemon.stop() }
         #expect(try await sandbox.addItem("d") == 4)
     }
 
@@ -71,7 +71,8 @@ import Testing
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         var daemon = try await Daemon(sandbox)
-        let due = wholeSecond(after: 1)
+        defer { daemon.stop() }  // whichever runs when the test ends
+        let due = dueSoon()
         let id = try await sandbox.addItem("take the bins out", due: due)
         #expect(daemon.stop() == 0)
         // Down until the reminder is a whole second overdue: nudged calls a fire late from one second on.
@@ -87,8 +88,7 @@ import Testing
         // The log sink delivers in order: once a reminder added after the start is logged, a second delivery of the
         // old one, made at start, would have been logged before it.
         daemon = try await Daemon(sandbox)
-        defer { daemon.stop() }
-        _ = try await sandbox.addItem("sentinel", due: wholeSecond(after: 0.5))
+        _ = try await sandbox.addItem("sentinel", due: dueSoon())
         try await daemon.awaitLog("reminder: sentinel")
         #expect(!daemon.log.contains("reminder: take the bins out"), "fired again:\n\(daemon.log)")
         let shown = try await sandbox.nudge("show", String(id), "--json")

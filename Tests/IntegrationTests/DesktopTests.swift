@@ -22,12 +22,12 @@ import Testing
 
     @Test func anItemShowsOnceReplacedInPlaceAndClosesWhenCheckedOff() async throws {
         try await withDesktopDaemon { desktop, sandbox, daemon in
-            let itemID = try await sandbox.addItem("call mum", due: wholeSecond(after: 1))
+            let itemID = try await sandbox.addItem("call mum", due: dueSoon())
             let first = try await daemon.awaitLog("item \(itemID) shows as notification")
             try await daemon.eventually("dunst to display one notification") { await desktop.displayedCount() == 1 }
             let edited = "call mum about Sunday"
             #expect(
-                try await sandbox.nudge("edit", String(itemID), "--text", edited, "--due", iso(wholeSecond(after: 1)))
+                try await sandbox.nudge("edit", String(itemID), "--text", edited, "--due", iso(dueSoon()))
                     .status == 0
             )
             // notify-send printed the ID dunst answered: dunst has handled the replacing call.
@@ -54,7 +54,7 @@ import Testing
 
     @Test func textIsShownLiterally() async throws {
         try await withDesktopDaemon { desktop, sandbox, daemon in
-            let due = wholeSecond(after: 1.5)
+            let due = dueSoon()
             _ = try await sandbox.addItem("-u critical <b>bold</b> & co\nsecond line", due: due)
             // Bytes that are not UTF-8 reach nudge from the shell; it repairs them to U+FFFD before they go anywhere.
             let invalid = try await run(
@@ -92,7 +92,7 @@ import Testing
         // A stopped dunst still owns its bus name, so Notify calls are queued and never answered.
         kill(desktop.dunst.processIdentifier, SIGSTOP)
         defer { kill(desktop.dunst.processIdentifier, SIGCONT) }
-        let due = wholeSecond(after: 1.5)
+        let due = dueSoon()
         let first = try await sandbox.addItem("first", due: due)
         let second = try await sandbox.addItem("second", due: due + 1)
 
@@ -132,7 +132,7 @@ import Testing
         )
         defer { daemon.stop() }
 
-        let due = wholeSecond(after: 1.5)
+        let due = dueSoon()
         let itemIDs = [try await sandbox.addItem("one", due: due), try await sandbox.addItem("two", due: due)]
         try await recorder.awaitRuns(of: itemIDs, daemon: daemon)
         try await daemon.awaitLog("sinks: command; off: journal (not requested), desktop (no D-Bus session bus")

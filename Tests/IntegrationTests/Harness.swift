@@ -181,10 +181,28 @@ struct Sandbox: Sendable {
     func addItem(_ text: String, due: Date? = nil) async throws -> Int {
         let result = try await run(
             Binaries.nudge,
-            ["add"] + (due.map { ["--due", iso($0)] } ?? []) + ["--socket", socket, "--", text]
+            ["add", "--json"] + (due.map { ["--due", iso($0)] } ?? []) + ["--socket", socket, "--", text]
         )
-        #expect(result.status == 0, "nudge add failed: \(result.stderr)")
-        return try #require(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result)")
+        guard result.status == 0 else { throw Failure("nudge add \(text) failed: \(result)") }
+        return try Self.itemID(added: result.output, due: due)
+    }
+
+    /// The ID of the item an add answered with, once it is sure the item's reminder is pending at `due` (if given):
+    /// a test that waits for a reminder that nudged was handed too late to schedule would only time out.
+    static func itemID(added answer: Data, due: Date?) throws -> Int {
+        let item = try JSONSerialization.jsonObject(with: answer) as? [String: Any]
+        guard let itemID = item?["itemID"] as? Int else {
+            throw Failure("an add answered no item: \(String(decoding: answer.prefix(500), as: UTF8.self))")
+        }
+        // The CLI sends whole seconds.
+        if let due, date(item?["pendingDue"]).map({ abs($0.timeIntervalSince(due)) < 1 }) != true {
+            throw Failure(
+                "item \(itemID), due \(iso(due)), has no reminder pending: nudged got the add only at "
+                    + "\(item?["updatedAt"] ?? "?"), after its due instant; the machine is slower than the lead of "
+                    + "\(lead) s allows"
+            )
+        }
+        return itemID
     }
 }
 
@@ -390,6 +408,14 @@ func date(_ text: Any?) -> Date? {
 func wholeSecond(after seconds: TimeInterval) -> Date {
     Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + seconds).rounded(.up))
 }
+
+/// How far ahead a test puts a due instant it waits for. A due instant already past when nudged gets the add is
+/// kept but never fires, and on a loaded two-core machine, with every suite starting daemons at once, an add has
+/// been seen to take over 1.5 s.
+let lead: TimeInterval = 3
+
+/// A due instant a test waits for: `lead` ahead, on a whole second.
+func dueSoon() -> Date { wholeSecond(after: lead) }
 
 /// An --on-fire command that records each run, for item N, in fired-N.time (when, seconds since 1970),
 /// fired-N.args (its arguments) and fired-N.env (its environment), NUL-separated so any text survives.

@@ -10,8 +10,7 @@ import Testing
         let body = try JSONSerialization.data(withJSONObject: ["text": text, "dueDate": iso(due)])
         let response = try await sandbox.curl("POST", "/v1/items", body: String(decoding: body, as: UTF8.self))
         #expect(response.status == 201, "\(response.body.prefix(300))")
-        let item = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]
-        return try #require(item?["itemID"] as? Int)
+        return try Sandbox.itemID(added: Data(response.body.utf8), due: due)
     }
 
     @Test func itemTextCannotAddOrChangeAField() async throws {
@@ -20,7 +19,7 @@ import Testing
         defer { nudged.stop() }
         let (sandbox, daemon, watcher) = (nudged.sandbox, nudged.daemon, nudged.watcher)
 
-        let due = wholeSecond(after: 1.5)
+        let due = dueSoon()
         let tricky =
             "first line\nPRIORITY=0\nMESSAGE_ID=00000000000000000000000000000000\n\nNUDGE_ITEM_ID=999"
             + "\u{0}SYSLOG_IDENTIFIER=evil=\u{0}\nPRIORITY=0"
@@ -77,7 +76,7 @@ import Testing
         )
         defer { daemon.stop() }
 
-        let due = wholeSecond(after: 1.5)
+        let due = dueSoon()
         let first = try await sandbox.addItem("first", due: due)
         let second = try await sandbox.addItem("second", due: due)
         try await recorder.awaitRuns(of: [first, second], daemon: daemon)
@@ -117,7 +116,7 @@ import Testing
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             ) ?? 512
         try await sandbox.addItems(queueLength + 6, text: "later", due: Date() + 3600)
-        let due = wholeSecond(after: 1.5)
+        let due = dueSoon()
         let itemID = try await sandbox.addItem("on time", due: due)
 
         try await recorder.awaitRuns(of: [itemID], daemon: daemon)

@@ -16,7 +16,7 @@ import Testing
         )
         defer { daemon.stop() }
 
-        let due = wholeSecond(after: 1)
+        let due = dueSoon()
         let text = "-rf it's `touch \(trap)` $(touch \(trap))\nline 2; echo > \(trap)"
         let itemID = try await sandbox.addItem(text, due: due)
         try await recorder.awaitRuns(of: [itemID], daemon: daemon)
@@ -42,7 +42,7 @@ import Testing
         )
         defer { daemon.stop() }
 
-        let itemID = try await sandbox.addItem("slow", due: wholeSecond(after: 1))
+        let itemID = try await sandbox.addItem("slow", due: dueSoon())
         try await daemon.awaitLog("on-fire /bin/sleep for item \(itemID) was stopped after 1 s without finishing")
         // The log sink was not held up by the slow command: it logged the reminder before the command was stopped.
         let lines = daemon.logLines.lines
@@ -62,7 +62,7 @@ import Testing
             defer { sandbox.remove() }
             let daemon = try await Daemon(sandbox, sinks: "command", arguments: ["--on-fire"] + program)
             defer { daemon.stop() }
-            #expect(try await sandbox.addItem("fails", due: wholeSecond(after: 1)) == 1)
+            #expect(try await sandbox.addItem("fails", due: dueSoon()) == 1)
             try await daemon.awaitLog(expected)
         }
     }

@@ -45,7 +45,7 @@ import Testing
         let nudged = try await WatchedDaemon(sinks: "journal,log")
         defer { nudged.stop() }
         let (sandbox, watcher) = (nudged.sandbox, nudged.watcher)
-        let soon = try await sandbox.addItem("stretch", due: wholeSecond(after: 0.5))
+        let soon = try await sandbox.addItem("stretch", due: dueSoon())
         try await watcher.awaitEvent("fired", item: soon)
         try await nudged.daemon.awaitLog("reminder: stretch")
 
@@ -59,7 +59,7 @@ import Testing
         try await watcher.awaitEvent("replaced", item: 1002)
 
         let idle = Double(ProcessInfo.processInfo.environment["NUDGE_WAKEUP_SECONDS"] ?? "") ?? 15
-        let dueA = wholeSecond(after: 2)
+        let dueA = dueSoon()
         var itemIDs: [Int] = []
         for (name, due) in [("A", dueA), ("B", dueA + idle)] + (1...3).map({ ("C\($0)", dueA + idle + Double($0)) }) {
             itemIDs.append(try await sandbox.addItem(name, due: due))
