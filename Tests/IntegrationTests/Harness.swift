@@ -12,14 +12,7 @@ enum Binaries {
 
     static func require(_ path: String) throws {
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw Missing(path: path)
-        }
-    }
-
-    struct Missing: Error, CustomStringConvertible {
-        let path: String
-        var description: String {
-            "\(path) is not built; run `swift build` (scripts/test does) before the integration tests"
+            throw Failure("\(path) is not built; run `swift build` (scripts/test does) before the integration tests")
         }
     }
 }
@@ -240,7 +233,10 @@ final class Daemon: Sendable {
                 seen: { "its log:\n\(logLines.tail())" }
             ) {
                 guard process.isRunning else {
-                    throw ExitedEarly(status: process.terminationStatus, log: logLines.text)
+                    throw Failure(
+                        "nudged exited with \(process.terminationStatus) before it listened; its log:\n"
+                            + logLines.text
+                    )
                 }
                 return isListening(sandbox.socket)
             }
@@ -248,12 +244,6 @@ final class Daemon: Sendable {
             stop()
             throw error
         }
-    }
-
-    struct ExitedEarly: Error, CustomStringConvertible {
-        let status: Int32
-        let log: String
-        var description: String { "nudged exited with \(status) before it listened; its log:\n\(log)" }
     }
 
     /// Everything nudged has logged so far.
