@@ -19,10 +19,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // Model, ID allocation, the replacement scheduler, events and time input. No I/O.
-        .target(name: "NudgeCore"),
+        .target(name: "NudgeCore", dependencies: [.product(name: "HeapModule", package: "swift-collections")]),
         // The durable property-list store: atomic replace, locking, corruption handling.
         .target(
             name: "NudgeStore",

@@ -3,7 +3,6 @@ import NudgeCore
 
 /// The paths of the API, version 1.
 public enum APIPath {
-    public static let health = "/v1/health"
     public static let lists = "/v1/lists"
     public static let items = "/v1/items"
     public static let pending = "/v1/pending"
@@ -238,7 +237,3 @@ public struct APIErrorBody: Codable, Sendable, Equatable, Error {
         error = Detail(code: code, message: message)
     }
 }
-
-/// `GET /v1/events` is a server-sent event stream: each event's `event:` line is the kind, its `data:` line a
-/// `ReminderEvent` as JSON.
-public typealias EventResource = ReminderEvent

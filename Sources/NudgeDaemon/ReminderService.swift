@@ -72,7 +72,6 @@ actor ReminderService {
 
     var library: ChecklistLibrary { book.library }
     var pending: [Reminder] { book.scheduler.pendingReminders }
-    var writeCount: Int { writer.writeCount }
 
     func health(socket: String) -> HealthResource {
         HealthResource(

@@ -1,4 +1,5 @@
 import Foundation
+import HeapModule
 
 /// The replacement rules as a pure state machine: at most one pending reminder per item ID, and an item is pending
 /// iff `shouldRemind && !checked && dueDate > now`.
@@ -16,7 +17,7 @@ public struct ReminderScheduler: Sendable {
 
     private var pending: [Int: PendingEntry] = [:]
     /// Due order. Replacing a reminder leaves its old entry behind; `sequence` tells the live entry from stale ones.
-    private var queue = MinHeap<QueueEntry>()
+    private var queue = Heap<QueueEntry>()
     private var nextSequence: UInt64 = 0
     /// The holder's timer, as far as our outputs told it.
     private var timer = TimerState.disarmed
@@ -113,8 +114,7 @@ public struct ReminderScheduler: Sendable {
     public mutating func advance(to now: Date) -> SchedulerOutput {
         timer = .unknown
         var output = SchedulerOutput()
-        while let head = queue.min, head.due <= now {
-            queue.popMin()
+        while queue.min.map({ $0.due <= now }) == true, let head = queue.popMin() {
             guard let entry = pending[head.itemID], entry.sequence == head.sequence else { continue }
             pending[head.itemID] = nil
             let reminder = entry.reminder
@@ -158,9 +158,9 @@ public struct ReminderScheduler: Sendable {
     /// Drops stale entries so that `queue.min` is live, and tells the holder if the timer must move.
     private mutating func rearm(_ output: inout SchedulerOutput) {
         if queue.count > 2 * pending.count + 64 {
-            queue.filter { pending[$0.itemID]?.sequence == $0.sequence }
+            queue = Heap(queue.unordered.filter { pending[$0.itemID]?.sequence == $0.sequence })
         }
-        while let head = queue.min, pending[head.itemID]?.sequence != head.sequence { queue.popMin() }
+        while let head = queue.min, pending[head.itemID]?.sequence != head.sequence { _ = queue.popMin() }
         let wanted = queue.min.map { TimerState.armed($0.due) } ?? .disarmed
         guard wanted != timer else { return }
         timer = wanted
