@@ -30,7 +30,7 @@ final class DesktopSession: Sendable {
             started.append(
                 try Self.spawn("/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=\(busAddress)"])
             )
-            try await Self.waitFor("the session bus at \(directory)/bus") {
+            try await eventually("the session bus at \(directory)/bus to come up") {
                 FileManager.default.fileExists(atPath: "\(directory)/bus")
             }
             // Xvfb finds a free display number itself (several desktops may start at once) and prints it once it
@@ -53,7 +53,7 @@ final class DesktopSession: Sendable {
             _ = FileManager.default.createFile(atPath: config, contents: Data())
             dunst = try Self.spawn("/usr/bin/dunst", ["-config", config], environment: environment)
             started.append(dunst)
-            try await Self.waitFor("dunst on \(busAddress)") {
+            try await eventually("dunst on \(busAddress) to come up") {
                 (try? await run("/usr/bin/dunstctl", ["count"], environment: environment))?.status == 0
             }
             let monitorSays = try LineCollector(path: directory + "/monitor.err")
@@ -68,7 +68,7 @@ final class DesktopSession: Sendable {
                     errors: monitorSays.writer()
                 )
             )
-            try await Self.waitFor("busctl monitor") {
+            try await eventually("busctl monitor to come up") {
                 monitorSays.lines.contains("Monitoring bus message stream.")
             }
         } catch {
@@ -177,9 +177,5 @@ final class DesktopSession: Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         return process
-    }
-
-    private static func waitFor(_ what: String, _ ready: () async -> Bool) async throws {
-        try await eventually("\(what) to come up") { await ready() }
     }
 }

@@ -54,17 +54,18 @@ import Testing
 
     @Test func textIsShownLiterally() async throws {
         try await withDesktopDaemon { desktop, sandbox, daemon in
-            let due = dueSoon()
-            _ = try await sandbox.addItem("-u critical <b>bold</b> & co\nsecond line", due: due)
+            _ = try await sandbox.addItem("-u critical <b>bold</b> & co\nsecond line", due: dueSoon())
             // Bytes that are not UTF-8 reach nudge from the shell; it repairs them to U+FFFD before they go anywhere.
+            let due = dueSoon()
             let invalid = try await run(
                 "/bin/sh",
                 [
-                    "-c", #""$0" add "$(printf 'caf\351 au lait')" --due "$1" --socket "$2""#, Binaries.nudge, iso(due),
-                    sandbox.socket,
+                    "-c", #""$0" add --json "$(printf 'caf\351 au lait')" --due "$1" --socket "$2""#, Binaries.nudge,
+                    iso(due), sandbox.socket,
                 ]
             )
             #expect(invalid.status == 0, "\(invalid.stderr)")
+            _ = try Sandbox.itemID(added: invalid.output, due: due)
             try await daemon.eventually("two Notify calls") { desktop.notifyCalls().count == 2 }
             let bodies = Set(desktop.notifyCalls().map(\.body))
             #expect(bodies == ["-u critical &lt;b&gt;bold&lt;/b&gt; &amp; co\nsecond line", "caf\u{FFFD} au lait"])

@@ -37,13 +37,7 @@ final class NotifySocket: Sendable {
 
     /// The next message, or nil if none arrives within `timeout`. Suspends between looks, holding no thread.
     func receive(within timeout: Duration) async -> Message? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let message = receiveNow() { return message }
-            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else {
-                return nil
-            }
-        }
+        try? await eventually("a message on \(path)", within: timeout) { receiveNow() }
     }
 
     /// Reads until a message with `line` arrives; returns it and everything read before it.

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeAPI
 import Testing
 
 /// How long a positive wait may take before it fails. Generous on purpose: it costs nothing when the awaited thing
@@ -57,8 +58,10 @@ func eventually(
 
 /// Waits until the wall clock reads `instant` or later: the one thing a test without a clock of its own must wait
 /// for by the clock itself (a due instant passing while nudged is stopped).
-func waitForWallClock(toPass instant: Date) async throws {
-    while case let left = instant.timeIntervalSinceNow, left >= 0 {
-        try await Task.sleep(for: .seconds(left) + .milliseconds(1))
-    }
+func waitForWallClock(toPass instant: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    try await eventually(
+        "the wall clock to pass \(APICoding.format(instant))",
+        within: .seconds(max(0, instant.timeIntervalSinceNow)) + patience,
+        sourceLocation: sourceLocation
+    ) { Date() >= instant }
 }
