@@ -20,6 +20,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // Model, ID allocation, the replacement scheduler, events and time input. No I/O.
@@ -32,15 +37,19 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        // The wire format of the HTTP API, shared by nudged and every client.
-        .target(name: "NudgeAPI", dependencies: ["NudgeCore"]),
+        // What the API's generated code (in NudgeDaemon and nudge, from docs/openapi.yaml) leaves to us: one type
+        // for instants, the item patch, JSON settings, where the socket is.
+        .target(
+            name: "NudgeAPI",
+            dependencies: ["NudgeCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
+        ),
         // libsystemd, for the journal sink (Debian: libsystemd-dev).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Where reminders go: the sink protocol and its implementations (journal, desktop, command, log, record).
         .target(
             name: "NudgeSinks",
             dependencies: [
-                "NudgeCore", "NudgeAPI", "CSystemd",
+                "NudgeCore", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -59,11 +68,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            plugins: [
+                .plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator"), "EmbedOpenAPIDocument",
             ]
         ),
+        // docs/openapi.yaml as a string in NudgeDaemon, for GET /v1/openapi.yaml.
+        .plugin(name: "EmbedOpenAPIDocument", capability: .buildTool()),
         .executableTarget(name: "nudged", dependencies: ["NudgeDaemon"]),
         .executableTarget(
             name: "nudge",
@@ -71,16 +87,20 @@ let package = Package(
                 "NudgeCore", "NudgeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"]),
         .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore"]),
         .testTarget(name: "NudgeDaemonTests", dependencies: ["NudgeDaemon", "NudgeStore", "NudgeCore"]),
         // Runs the real nudged and nudge binaries; `swift build` first, so both exist.
-        .testTarget(name: "IntegrationTests", dependencies: ["NudgeAPI"]),
+        .testTarget(name: "IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -73,28 +73,28 @@ actor ReminderService {
     var library: ChecklistLibrary { book.library }
     var pending: [Reminder] { book.scheduler.pendingReminders }
 
-    func health(socket: String) -> HealthResource {
-        HealthResource(
+    func health(socket: String) -> Components.Schemas.Health {
+        Components.Schemas.Health(
             status: "ok",
             pid: getpid(),
             store: writer.store.path,
             socket: socket,
             items: book.library.itemCount,
             pending: book.scheduler.pendingCount,
-            nextDue: book.scheduler.nextDue,
+            nextDue: book.scheduler.nextDue.map(Instant.init),
             watchers: events.subscriberCount
         )
     }
 
-    func itemResource(_ itemID: Int) throws(ModelError) -> ItemResource {
+    func item(_ itemID: Int) throws(ModelError) -> Components.Schemas.Item {
         guard let item = book.library.item(id: itemID), let list = book.library.list(containing: itemID) else {
             throw ModelError.unknownItem(itemID)
         }
-        return ItemResource(item, list: list, pendingDue: book.scheduler.pendingReminder(for: itemID)?.due)
+        return Components.Schemas.Item(item, list: list, pendingDue: book.scheduler.pendingReminder(for: itemID)?.due)
     }
 
     /// Items of one list or all lists; unchecked ones only unless `includeChecked`.
-    func itemResources(listName: String?, includeChecked: Bool) throws(ModelError) -> [ItemResource] {
+    func items(listName: String?, includeChecked: Bool) throws(ModelError) -> [Components.Schemas.Item] {
         var lists = book.library.lists
         if let listName {
             guard let list = book.library.list(named: listName) else { throw ModelError.unknownList(named: listName) }
@@ -102,63 +102,61 @@ actor ReminderService {
         }
         return lists.flatMap { list in
             list.items.filter { includeChecked || !$0.checked }.map {
-                ItemResource($0, list: list, pendingDue: book.scheduler.pendingReminder(for: $0.itemID)?.due)
+                Components.Schemas.Item(
+                    $0,
+                    list: list,
+                    pendingDue: book.scheduler.pendingReminder(for: $0.itemID)?.due
+                )
             }
         }
     }
 
-    func listResources() -> [ListResource] { book.library.lists.map(ListResource.init) }
+    func lists() -> [Components.Schemas.List] { book.library.lists.map(Components.Schemas.List.init) }
 
-    func listResource(_ listID: Int) throws(ModelError) -> ListResource {
+    func list(_ listID: Int) throws(ModelError) -> Components.Schemas.List {
         guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
-        return ListResource(list)
+        return Components.Schemas.List(list)
     }
 
     // MARK: Changing
 
-    func addItem(_ request: NewItemRequest) async throws -> ItemResource {
+    func addItem(_ request: Components.Schemas.NewItem) async throws -> Components.Schemas.Item {
         let listID = try resolveList(id: request.listID, name: request.list) ?? book.library.lists[0].listID
         let item = try await perform { (book) throws(ModelError) in
             try book.addItem(
                 text: request.text,
                 listID: listID,
-                dueDate: request.dueDate,
+                dueDate: request.dueDate?.date,
                 shouldRemind: request.shouldRemind ?? (request.dueDate != nil)
             )
         }
-        return try itemResource(item.itemID)
+        return try self.item(item.itemID)
     }
 
-    func editItem(_ itemID: Int, _ request: ItemPatchRequest) async throws -> ItemResource {
-        let edit = ItemEdit(
-            text: request.text,
-            checked: request.checked,
-            dueDate: request.dueDate,
-            clearsDueDate: request.clearsDueDate,
-            shouldRemind: request.shouldRemind,
-            listID: try resolveList(id: request.listID, name: request.list)
-        )
+    func editItem(_ itemID: Int, _ patch: ItemPatch) async throws -> Components.Schemas.Item {
+        var edit = patch.edit
+        edit.listID = try resolveList(id: edit.listID, name: patch.list)
         _ = try await perform { (book) throws(ModelError) in try book.editItem(itemID: itemID, edit) }
-        return try itemResource(itemID)
+        return try item(itemID)
     }
 
     func removeItem(_ itemID: Int) async throws {
         try await performChange { (book) throws(ModelError) in try book.removeItem(itemID: itemID) }
     }
 
-    func addList(_ request: NewListRequest) async throws -> ListResource {
-        let icon = try request.iconName.map { (name) throws(ModelError) in try IconName(validating: name) } ?? .noIcon
+    func addList(_ request: Components.Schemas.NewList) async throws -> Components.Schemas.List {
+        let icon = try IconName(requested: request.iconName) ?? .noIcon
         let list = try await perform { (book) throws(ModelError) in try book.addList(name: request.name, iconName: icon)
         }
-        return try listResource(list.listID)
+        return try self.list(list.listID)
     }
 
-    func updateList(_ listID: Int, _ request: ListPatchRequest) async throws -> ListResource {
-        let icon = try request.iconName.map { (name) throws(ModelError) in try IconName(validating: name) }
+    func updateList(_ listID: Int, _ patch: Components.Schemas.ListPatch) async throws -> Components.Schemas.List {
+        let icon = try IconName(requested: patch.iconName)
         try await performChange { (book) throws(ModelError) in
-            try book.updateList(listID: listID, name: request.name, iconName: icon)
+            try book.updateList(listID: listID, name: patch.name, iconName: icon)
         }
-        return try listResource(listID)
+        return try list(listID)
     }
 
     func removeList(_ listID: Int) async throws {

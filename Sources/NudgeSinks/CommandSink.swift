@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NudgeAPI
 import NudgeCore
 
 /// Runs the user's program for every fired reminder (`nudged --on-fire PROGRAM [ARG...]`), by argument vector and
@@ -40,7 +39,7 @@ public struct CommandSink: ReminderSink {
                 "NUDGE_ITEM_ID": String(reminder.itemID),
                 "NUDGE_TEXT": reminder.text,
                 "NUDGE_LIST": reminder.listName,
-                "NUDGE_DUE": APICoding.format(reminder.due),
+                "NUDGE_DUE": InstantFormat.format(reminder.due),
                 "NUDGE_LATE": String(Int(max(delivery.lateBy, 0).rounded(.down))),
             ],
             timeout: timeout,

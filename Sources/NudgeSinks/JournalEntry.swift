@@ -1,5 +1,4 @@
 import Foundation
-import NudgeAPI
 import NudgeCore
 
 /// One structured journal entry, its fields in the order they are sent. Values are sent length-delimited, so no
@@ -36,7 +35,7 @@ public struct JournalEntry: Sendable, Equatable {
     }
 
     public init(_ event: ReminderEvent) {
-        let due = APICoding.format(event.due)
+        let due = InstantFormat.format(event.due)
         let message =
             switch event.kind {
             case .fired: event.text

@@ -1,36 +1,59 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import NudgeAPI
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
 
-/// Talks HTTP/1.1 + JSON to nudged over its Unix socket. Every failure comes out as a `CLIError`: the daemon's
-/// refusal (exit 1) or not reaching it (exit 3). Use it inside `withConnection(to:_:)`, which shuts it down.
+/// nudged's API over its Unix socket, through the client generated from docs/openapi.yaml. Every failure comes out
+/// as a `CLIError`: the daemon's refusal (exit 1) or not reaching it (exit 3). Use it inside
+/// `withConnection(to:_:)`, which shuts it down.
 struct DaemonClient: Sendable {
     let socketPath: String
-    private let http: HTTPClient
+    /// For ordinary requests.
+    private let api: Client
+    /// For the event stream, which runs until interrupted.
+    private let stream: Client
 
     /// How long an ordinary request may take, connecting included.
     static let requestTimeout: TimeAmount = .seconds(10)
     /// The event stream runs until interrupted; this only keeps the deadline finite.
     static let streamTimeout: TimeAmount = .hours(24 * 366 * 10)
-    /// The largest answer read into memory; far above any real store.
-    static let maximumAnswerBytes = 256 * 1024 * 1024
 
     /// Runs `body` with a client for the daemon at `socketPath`, and shuts the client down afterwards.
     static func withConnection<Result>(
         to socketPath: String,
         _ body: (DaemonClient) async throws -> Result
     ) async throws -> Result {
+        // `http+unix://<percent-encoded socket path>`, to which the generated client appends `/v1/...`:
+        // AsyncHTTPClient connects to the socket.
+        guard let socketURL = URL(httpURLWithSocketPath: socketPath, uri: ""),
+            let serverURL = URL(string: String(socketURL.absoluteString.trimmingSuffix("/")))
+        else {
+            throw CLIError.unreachable(socketPath, reason: "that path cannot be used as a socket address")
+        }
         var configuration = HTTPClient.Configuration(timeout: .init(connect: requestTimeout))
         // A missing socket or a refused connection is an answer in itself: report it now rather than retrying
         // until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let client = DaemonClient(socketPath: socketPath, http: http)
+        func client(timeout: TimeAmount) -> Client {
+            Client(
+                serverURL: serverURL,
+                configuration: APICoding.configuration,
+                transport: AsyncHTTPClientTransport(configuration: .init(client: http, timeout: timeout)),
+                middlewares: [RefusalMiddleware(socketPath: socketPath)]
+            )
+        }
+        let daemon = DaemonClient(
+            socketPath: socketPath,
+            api: client(timeout: requestTimeout),
+            stream: client(timeout: streamTimeout)
+        )
         let result: Result
         do {
-            result = try await body(client)
+            result = try await body(daemon)
         } catch {
             try? await http.shutdown()
             throw error
@@ -39,81 +62,31 @@ struct DaemonClient: Sendable {
         return result
     }
 
-    // MARK: - Requests
-
-    /// Sends a request and returns the body of a 2xx answer (empty for 204); any other status throws the daemon's
-    /// error message.
-    func send(
-        _ method: HTTPMethod,
-        _ path: String,
-        query: [(name: String, value: String)] = [],
-        body: Data? = nil
-    ) async throws(CLIError) -> Data {
-        let request = try makeRequest(method, path, query: query, body: body)
+    /// Runs one operation of the generated client; a 2xx answer is its typed output.
+    ///
+    ///     let item = try await client.call { try await $0.getItem(path: .init(id: 3)).ok.body.json }
+    func call<Value>(_ operation: (Client) async throws -> Value) async throws(CLIError) -> Value {
         do {
-            let response = try await http.execute(request, timeout: Self.requestTimeout)
-            let answer = Data(try await response.body.collect(upTo: Self.maximumAnswerBytes).readableBytesView)
-            guard (200..<300).contains(response.status.code) else {
-                throw refusal(status: response.status, body: answer)
-            }
-            return answer
-        } catch let error as CLIError {
-            throw error
-        } catch is NIOTooManyBytesError {
-            throw .unreadableAnswer(from: socketPath, "an answer larger than \(Self.maximumAnswerBytes) bytes")
+            return try await operation(api)
         } catch {
-            throw .unreachable(socketPath, reason: Self.reason(for: error, socketPath: socketPath))
-        }
-    }
-
-    /// Sends `value` as the JSON body.
-    func send(
-        _ method: HTTPMethod,
-        _ path: String,
-        json value: some Encodable
-    ) async throws(CLIError) -> Data {
-        let body: Data
-        do {
-            body = try APICoding.encoder().encode(value)
-        } catch {
-            // Request types are plain structs of strings, numbers and dates: encoding them cannot fail.
-            preconditionFailure("cannot encode a request: \(error)")
-        }
-        return try await send(method, path, body: body)
-    }
-
-    /// Reads an answer as the API's type for it.
-    func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(CLIError) -> Value {
-        do {
-            return try APICoding.decoder().decode(type, from: data)
-        } catch let error as DecodingError {
-            throw .unreadableAnswer(from: socketPath, Self.summary(of: error))
-        } catch {
-            throw .unreadableAnswer(from: socketPath, "\(error)")
+            throw failure(error)
         }
     }
 
     /// Streams `GET /v1/events`, calling `handle` for each server-sent event as it arrives. Returns only by
     /// throwing: when the daemon closes the stream, that is `CLIError.daemonWentAway`.
-    func streamEvents(_ handle: (ServerSentEventParser.Event) throws -> Void) async throws -> Never {
-        var request = try makeRequest(.GET, APIPath.events, query: [], body: nil)
-        request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
-        let response: HTTPClientResponse
+    func streamEvents(_ handle: (ServerSentEvent) throws -> Void) async throws -> Never {
+        let body: HTTPBody
         do {
-            response = try await http.execute(request, timeout: Self.streamTimeout)
+            body = try await stream.streamEvents().ok.body.textEventStream
         } catch {
-            throw CLIError.unreachable(socketPath, reason: Self.reason(for: error, socketPath: socketPath))
+            throw failure(error)
         }
-        guard (200..<300).contains(response.status.code) else {
-            let answer = try? await response.body.collect(upTo: 1024 * 1024)
-            throw refusal(status: response.status, body: answer.map { Data($0.readableBytesView) } ?? Data())
-        }
-        var parser = ServerSentEventParser()
         do {
-            for try await chunk in response.body {
-                for event in parser.feed(chunk.readableBytesView) {
-                    try handle(event)
-                }
+            // A block without data, such as a keep-alive comment, is no event (WHATWG's rule; the runtime passes
+            // it on).
+            for try await event in body.asDecodedServerSentEvents() where event.data != nil {
+                try handle(event)
             }
         } catch let error as CLIError {
             throw error
@@ -123,53 +96,28 @@ struct DaemonClient: Sendable {
         throw CLIError.daemonWentAway(socketPath, reason: "it closed the event stream")
     }
 
-    // MARK: - Helpers
+    // MARK: - Failures
 
-    private func makeRequest(
-        _ method: HTTPMethod,
-        _ path: String,
-        query: [(name: String, value: String)],
-        body: Data?
-    ) throws(CLIError) -> HTTPClientRequest {
-        let uri = path + Self.queryString(query)
-        guard let url = URL(httpURLWithSocketPath: socketPath, uri: uri) else {
-            throw .unreachable(socketPath, reason: "that path cannot be used as a socket address")
+    /// What a failed operation means to the person at the terminal.
+    private func failure(_ error: any Error) -> CLIError {
+        let clientError = error as? ClientError
+        let cause = clientError?.underlyingError ?? error
+        switch cause {
+        case let error as CLIError:
+            return error
+        case _ where clientError?.response != nil:
+            // The daemon answered, but not as the document says.
+            return .unreadableAnswer(from: socketPath, clientError.map { "\($0.causeDescription): \(cause)" } ?? "")
+        default:
+            return .unreachable(socketPath, reason: Self.reason(for: cause, socketPath: socketPath))
         }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = method
-        request.headers.add(name: "Accept", value: "application/json")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(body)
-        }
-        return request
-    }
-
-    /// `?list=Home%20Stuff&all=true`. Everything but unreserved characters is escaped, `+` included, so no server
-    /// reads it as a space.
-    static func queryString(_ query: [(name: String, value: String)]) -> String {
-        guard !query.isEmpty else { return "" }
-        let unreserved = CharacterSet(
-            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-        )
-        func escape(_ text: String) -> String {
-            text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-        }
-        return "?" + query.map { escape($0.name) + "=" + escape($0.value) }.joined(separator: "&")
-    }
-
-    private func refusal(status: HTTPResponseStatus, body: Data) -> CLIError {
-        if let error = try? APICoding.decoder().decode(APIErrorBody.self, from: body) {
-            return .refused(error.error.message, json: body)
-        }
-        let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let detail = text.isEmpty ? "" : ": \(text)"
-        return .refused("nudged at \(socketPath) answered \(status.code) \(status.reasonPhrase)\(detail)", json: nil)
     }
 
     /// Why a connection failed, in words: the part of the message after "cannot reach nudged at PATH".
     static func reason(for error: any Error, socketPath: String) -> String {
         switch error {
+        case let error as ClientError:
+            return reason(for: error.underlyingError, socketPath: socketPath)
         case let error as IOError:
             switch error.errnoCode {
             case ENOENT: return "no socket at that path"
@@ -202,19 +150,42 @@ struct DaemonClient: Sendable {
     private static func describe(_ amount: TimeAmount) -> String {
         "\(amount.nanoseconds / 1_000_000_000) s"
     }
+}
 
-    private static func summary(of error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return keys.isEmpty ? "the answer" : String(keys.drop { $0 == "." })
+/// Turns every answer that is not 2xx into `CLIError.refused`, carrying the daemon's `Error` document: its
+/// message for people, the document itself for `--json`. The operations then read only their success.
+private struct RefusalMiddleware: ClientMiddleware {
+    let socketPath: String
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, answer) = try await next(request, body, baseURL)
+        guard response.status.kind != .successful else { return (response, answer) }
+        let data: Data
+        if let answer {
+            data = try await Data(collecting: answer, upTo: 1024 * 1024)
+        } else {
+            data = Data()
         }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(path(context)) lacks \"\(key.stringValue)\""
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "\(path(context)): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
+        if let error = try? JSONDecoder().decode(Components.Schemas.ErrorBody.self, from: data) {
+            throw CLIError.refused(error.error.message, json: data)
         }
+        let text = String(decoding: data.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let detail = text.isEmpty ? "" : ": \(text)"
+        throw CLIError.refused(
+            "nudged at \(socketPath) answered \(response.status.code) \(response.status.reasonPhrase)\(detail)",
+            json: nil
+        )
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
+        hasSuffix(suffix) ? dropLast(suffix.count) : self[...]
     }
 }

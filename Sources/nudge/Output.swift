@@ -1,4 +1,5 @@
 import Foundation
+import NudgeAPI
 
 /// Writes to stdout and stderr without buffering, so each line reaches a pipe as soon as it is written
 /// (`nudge watch | grep fired`). A closed pipe ends the process, as it does for any Unix filter.
@@ -12,8 +13,17 @@ enum Output {
         write(texts.joined(separator: "\n") + "\n", to: .standardOutput)
     }
 
-    /// `--json`: the daemon's answer exactly as it sent it, ending with a newline. An empty answer (204) prints
-    /// nothing.
+    /// `--json`: an answer as the daemon writes it (keys sorted, instants in UTC), on one line.
+    static func json(_ value: some Encodable) {
+        do {
+            json(try APICoding.encoder().encode(value))
+        } catch {
+            // Answers are plain structs of strings, numbers and instants: encoding them cannot fail.
+            preconditionFailure("cannot encode an answer: \(error)")
+        }
+    }
+
+    /// `--json`: a document the daemon sent, ending with a newline. An empty one prints nothing.
     static func json(_ data: Data) {
         guard !data.isEmpty else { return }
         var data = data

@@ -2,8 +2,8 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// Human output: pure functions from the API's resources to lines of text. `--json` bypasses them and prints what
-/// the daemon sent.
+/// Human output: pure functions from the API's answers to lines of text. `--json` bypasses them and prints the
+/// answers as JSON.
 enum Render {
     /// Marks an item whose reminder is pending.
     static let pendingMark = "⏰"
@@ -15,9 +15,9 @@ enum Render {
     ///     List
     ///       3  [ ] water the plants  Sat 21 Nov 17:00  ⏰
     ///      12  [x] buy milk
-    static func itemTable(_ items: [ItemResource], time: LocalTimeFormat) -> [String] {
+    static func itemTable(_ items: [Components.Schemas.Item], time: LocalTimeFormat) -> [String] {
         var order: [Int] = []
-        var groups: [Int: [ItemResource]] = [:]
+        var groups: [Int: [Components.Schemas.Item]] = [:]
         for item in items {
             if groups[item.listID] == nil { order.append(item.listID) }
             groups[item.listID, default: []].append(item)
@@ -36,15 +36,17 @@ enum Render {
     }
 
     /// One item on one line, with its list: what `edit`, `done` and `undone` print.
-    static func itemSummary(_ item: ItemResource, time: LocalTimeFormat) -> String {
+    static func itemSummary(_ item: Components.Schemas.Item, time: LocalTimeFormat) -> String {
         trimmed(itemLine(item, time: time, idWidth: 0, textWidth: 0) + "  (\(item.listName))")
     }
 
-    private static func itemLine(_ item: ItemResource, time: LocalTimeFormat, idWidth: Int, textWidth: Int) -> String {
+    private static func itemLine(_ item: Components.Schemas.Item, time: LocalTimeFormat, idWidth: Int, textWidth: Int)
+        -> String
+    {
         let id = padded(String(item.itemID), to: idWidth, left: true)
         let text = item.text.replacingOccurrences(of: "\n", with: " ")
         let line = "\(id)  \(item.checked ? "[x]" : "[ ]") "
-        guard let due = item.dueDate else { return trimmed(line + text) }
+        guard let due = item.dueDate?.date else { return trimmed(line + text) }
         var columns = [padded(text, to: textWidth), time.short(due)]
         if item.pendingDue != nil {
             columns.append(pendingMark)
@@ -55,9 +57,9 @@ enum Render {
     }
 
     /// `show`: every field, dates in local time.
-    static func itemDetails(_ item: ItemResource, time: LocalTimeFormat) -> [String] {
-        func date(_ value: Date?, otherwise: String) -> String {
-            value.map(time.full) ?? otherwise
+    static func itemDetails(_ item: Components.Schemas.Item, time: LocalTimeFormat) -> [String] {
+        func date(_ value: Instant?, otherwise: String) -> String {
+            value.map { time.full($0.date) } ?? otherwise
         }
         let rows: [(String, String)] = [
             ("ID", String(item.itemID)),
@@ -66,12 +68,18 @@ enum Render {
             ("Checked", item.checked ? "yes" : "no"),
             ("Due", date(item.dueDate, otherwise: "no due date")),
             ("Remind", item.shouldRemind ? "yes" : "no"),
-            ("Pending", item.pendingDue.map { "\(pendingMark) \(time.full($0))" } ?? "no reminder pending"),
+            ("Pending", item.pendingDue.map { "\(pendingMark) \(time.full($0.date))" } ?? "no reminder pending"),
             ("Last fired", date(item.lastFiredAt, otherwise: "never")),
-            ("Created", time.full(item.createdAt)),
-            ("Updated", time.full(item.updatedAt)),
+            ("Created", time.full(item.createdAt.date)),
+            ("Updated", time.full(item.updatedAt.date)),
         ]
         return table(rows.map { [$0.0 + ":", $0.1] })
+    }
+
+    /// What `done` and `undone` print: the item on one line, or the item as JSON.
+    static func print(_ item: Components.Schemas.Item, json: Bool) {
+        if json { return Output.json(item) }
+        Output.line(itemSummary(item, time: LocalTimeFormat()))
     }
 
     // MARK: Reminders, lists, events
@@ -79,27 +87,28 @@ enum Render {
     /// `pending`: soonest first.
     ///
     ///     Sat 21 Nov 17:00  #7  water the plants  (List)
-    static func reminders(_ reminders: [Reminder], time: LocalTimeFormat) -> [String] {
+    static func reminders(_ reminders: [Components.Schemas.Reminder], time: LocalTimeFormat) -> [String] {
         let sorted = reminders.sorted { ($0.due, $0.itemID) < ($1.due, $1.itemID) }
-        return table(sorted.map { [time.short($0.due), "#\($0.itemID)", $0.text, "(\($0.listName))"] })
+        return table(sorted.map { [time.short($0.due.date), "#\($0.itemID)", $0.text, "(\($0.listName))"] })
     }
 
     /// `lists`: name, icon, status.
-    static func lists(_ lists: [ListResource]) -> [String] {
-        table(lists.map { [$0.name, $0.iconName, $0.status] })
+    static func lists(_ lists: [Components.Schemas.List]) -> [String] {
+        table(lists.map { [$0.name, $0.iconName.rawValue, $0.status] })
     }
 
     /// `watch`: one line per event.
     ///
     ///     2026-11-21 17:00:00  fired      #7 "water the plants" (due 17:00:00, 3s late)
-    static func event(_ event: ReminderEvent, time: LocalTimeFormat) -> String {
-        let due = time.clock(event.due, relativeTo: event.at)
+    static func event(_ event: Components.Schemas.Event, time: LocalTimeFormat) -> String {
+        let at = event.at.date
+        let due = time.clock(event.due.date, relativeTo: at)
         let detail: String
         switch event.kind {
         case .scheduled:
             detail = "due \(due)"
         case .replaced:
-            detail = "due \(due)" + (event.previousDue.map { ", was \(time.clock($0, relativeTo: event.at))" } ?? "")
+            detail = "due \(due)" + (event.previousDue.map { ", was \(time.clock($0.date, relativeTo: at))" } ?? "")
         case .cancelled:
             detail = "was due \(due)"
         case .fired:
@@ -111,7 +120,7 @@ enum Render {
             detail = "until \(due)"
         }
         let kind = padded(event.kind.rawValue, to: 9)
-        return "\(time.stamp(event.at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))"
+        return "\(time.stamp(at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))"
     }
 
     // MARK: Text

@@ -76,4 +76,26 @@ import Testing
         let items = try await sandbox.curl("GET", "/v1/items").body
         #expect(items.contains("small") && items.contains("after") && !items.contains("bbbb"))
     }
+
+    @Test func theContractIsServedAsWrittenAndUnknownRoutesAnswerItsErrorShape() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox)
+        defer { daemon.stop() }
+        let document = try String(contentsOfFile: Binaries.packageRoot + "/docs/openapi.yaml", encoding: .utf8)
+        let served = try await sandbox.curl("GET", "/v1/openapi.yaml")
+        #expect(served.status == 200)
+        #expect(served.body == document, "GET /v1/openapi.yaml differs from docs/openapi.yaml")
+
+        let cases: [(method: String, path: String, status: Int, code: String)] = [
+            ("GET", "/v1/nothing", 404, "not_found"),
+            ("PUT", "/v1/items/1", 404, "not_found"),
+            ("GET", "/v1/items/0", 400, "invalid_id"),
+        ]
+        for request in cases {
+            let response = try await sandbox.curl(request.method, request.path)
+            #expect(response.status == request.status, "\(request.method) \(request.path): \(response)")
+            #expect(errorCode(response.body) == request.code, "\(request.method) \(request.path): \(response.body)")
+        }
+    }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import NudgeAPI
 import Synchronization
 import Testing
 
@@ -308,7 +307,7 @@ struct WatchedEvent: Decodable, Sendable, CustomStringConvertible {
     var lateBy: Double?
 
     var description: String {
-        "\(kind) #\(itemID) due \(APICoding.format(due)) at \(APICoding.format(at))"
+        "\(kind) #\(itemID) due \(preciseISO(due)) at \(preciseISO(at))"
             + (lateBy.map { " late \($0)s" } ?? "")
     }
 }
@@ -326,7 +325,15 @@ final class Watcher: Sendable {
     init(_ sandbox: Sandbox) async throws {
         try Binaries.require(Binaries.nudge)
         let watchersBefore = try await sandbox.health()["watchers"] as? Int ?? 0
-        let decoder = APICoding.decoder()
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let instant = date(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an instant: \(text)")
+            }
+            return instant
+        }
         output = try LineCollector(path: sandbox.path + "/watch-\(UUID().uuidString.prefix(8)).jsonl") { line in
             Result { try decoder.decode(WatchedEvent.self, from: Data(line)) }
                 .mapError { _ in LineNotUnderstood(line: String(decoding: line.prefix(300), as: UTF8.self)) }
@@ -390,8 +397,14 @@ final class Watcher: Sendable {
 /// An instant as the CLI's --due takes it.
 func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 
+/// As nudged writes instants: with fractional seconds.
+func preciseISO(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+
+/// An instant as nudged writes it, or as a test wrote it (with or without fractional seconds).
 func date(_ text: Any?) -> Date? {
-    (text as? String).flatMap(APICoding.parse)
+    guard let text = text as? String else { return nil }
+    return (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+        ?? (try? Date.ISO8601FormatStyle().parse(text))
 }
 
 /// The next whole second at least `seconds` ahead, so due instants survive the CLI's whole-second ISO form.

@@ -1,5 +1,4 @@
 import Foundation
-import NudgeAPI
 import Testing
 
 /// How long a positive wait may take before it fails. Generous on purpose: it costs nothing when the awaited thing
@@ -60,7 +59,7 @@ func eventually(
 /// for by the clock itself (a due instant passing while nudged is stopped).
 func waitForWallClock(toPass instant: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     try await eventually(
-        "the wall clock to pass \(APICoding.format(instant))",
+        "the wall clock to pass \(preciseISO(instant))",
         within: .seconds(max(0, instant.timeIntervalSinceNow)) + patience,
         sourceLocation: sourceLocation
     ) { Date() >= instant }

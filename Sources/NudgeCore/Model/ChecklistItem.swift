@@ -53,7 +53,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
 }
 
 /// A change to some of an item's fields; fields left nil stay as they are.
-public struct ItemEdit: Sendable, Equatable {
+public struct ItemEdit: Sendable, Hashable {
     public var text: String?
     public var checked: Bool?
     /// A new due date. To remove the due date, set `clearsDueDate` instead.

@@ -2,8 +2,8 @@ import Foundation
 
 /// One decision the scheduler made, in the order it made them. Clients stream these (`nudge watch`); fired and
 /// missed ones also go to the journal.
-public struct ReminderEvent: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable, CaseIterable {
+public struct ReminderEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
         /// An item gained a pending reminder.
         case scheduled
         /// An item's pending reminder was replaced by a new one (any edit of a pending item).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A reminder as it stands pending: what will be delivered for an item, and when.
-public struct Reminder: Codable, Sendable, Equatable {
+public struct Reminder: Sendable, Equatable {
     public var itemID: Int
     public var text: String
     public var listName: String

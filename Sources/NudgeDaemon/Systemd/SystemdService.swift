@@ -54,8 +54,8 @@ struct SystemdService: Service {
         notifier.send(["STOPPING=1", "STATUS=Stopping"])
     }
 
-    private static func status(_ health: HealthResource) -> String {
-        let next = health.nextDue.map { ", next due \($0.formatted(.iso8601))" } ?? ""
+    private static func status(_ health: Components.Schemas.Health) -> String {
+        let next = health.nextDue.map { ", next due \($0.date.formatted(.iso8601))" } ?? ""
         return "Serving \(health.socket); items: \(health.items), pending: \(health.pending)\(next)"
     }
 }

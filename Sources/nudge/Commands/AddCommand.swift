@@ -49,16 +49,16 @@ struct AddCommand: DaemonCommand {
     }
 
     func run() async throws {
-        let request = NewItemRequest(
+        let request = Components.Schemas.NewItem(
             text: try SharedArguments.text(text),
             list: list,
-            dueDate: due,
+            dueDate: due.map(Instant.init),
             shouldRemind: remind ?? (due != nil ? true : nil)
         )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.POST, APIPath.items, json: request)
-            if global.json { return Output.json(answer) }
-            Output.line(String(try client.decode(ItemResource.self, from: answer).itemID))
+            let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }
+            if global.json { return Output.json(item) }
+            Output.line(String(item.itemID))
         }
     }
 }

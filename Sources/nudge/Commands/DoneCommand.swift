@@ -16,8 +16,8 @@ struct DoneCommand: DaemonCommand {
 
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.POST, APIPath.itemDone(id))
-            try ItemAnswer.print(answer, from: client, json: global.json, otherwise: "checked off \(id)")
+            let item = try await client.call { try await $0.checkItem(path: .init(id: id)).ok.body.json }
+            Render.print(item, json: global.json)
         }
     }
 }
@@ -36,18 +36,8 @@ struct UndoneCommand: DaemonCommand {
 
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.DELETE, APIPath.itemDone(id))
-            try ItemAnswer.print(answer, from: client, json: global.json, otherwise: "unchecked \(id)")
+            let item = try await client.call { try await $0.uncheckItem(path: .init(id: id)).ok.body.json }
+            Render.print(item, json: global.json)
         }
-    }
-}
-
-/// Prints the daemon's answer to a change of one item: the item on one line, or `otherwise` when the answer has
-/// no body.
-enum ItemAnswer {
-    static func print(_ answer: Data, from client: DaemonClient, json: Bool, otherwise: String) throws(CLIError) {
-        if json { return Output.json(answer) }
-        guard !answer.isEmpty else { return Output.line(otherwise) }
-        Output.line(Render.itemSummary(try client.decode(ItemResource.self, from: answer), time: LocalTimeFormat()))
     }
 }

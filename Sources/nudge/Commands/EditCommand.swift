@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeCore
 
 /// `nudge edit ID [--text T] [--due WHEN | --no-due] [--remind|--no-remind] [--list NAME]`: PATCH /v1/items/ID.
 struct EditCommand: DaemonCommand {
@@ -51,11 +52,15 @@ struct EditCommand: DaemonCommand {
     }
 
     func run() async throws {
-        let patch = ItemPatchRequest(text: text, dueDate: due, clearsDueDate: noDue, shouldRemind: remind, list: list)
+        let patch = ItemPatch(
+            ItemEdit(text: text, dueDate: due, clearsDueDate: noDue, shouldRemind: remind),
+            list: list
+        )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.PATCH, APIPath.item(id), json: patch)
-            if global.json { return Output.json(answer) }
-            let item = try client.decode(ItemResource.self, from: answer)
+            let item = try await client.call {
+                try await $0.updateItem(path: .init(id: id), body: .json(patch)).ok.body.json
+            }
+            if global.json { return Output.json(item) }
             Output.line(Render.itemSummary(item, time: LocalTimeFormat()))
         }
     }

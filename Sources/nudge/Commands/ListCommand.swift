@@ -39,12 +39,11 @@ struct ListCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let request = NewListRequest(name: name, iconName: icon?.rawValue)
+            let request = Components.Schemas.NewList(name: name, iconName: icon?.rawValue)
             try await DaemonClient.withConnection(to: global.socketPath) { client in
-                let answer = try await client.send(.POST, APIPath.lists, json: request)
-                if global.json { return Output.json(answer) }
-                let list = try client.decode(ListResource.self, from: answer)
-                Output.line("added list \"\(list.name)\" (\(list.iconName))")
+                let list = try await client.call { try await $0.createList(body: .json(request)).created.body.json }
+                if global.json { return Output.json(list) }
+                Output.line("added list \"\(list.name)\" (\(list.iconName.rawValue))")
             }
         }
     }
@@ -63,12 +62,8 @@ struct ListCommand: AsyncParsableCommand {
         func run() async throws {
             try await DaemonClient.withConnection(to: global.socketPath) { client in
                 let list = try await client.list(named: name)
-                let answer = try await client.send(
-                    .PATCH,
-                    APIPath.list(list.listID),
-                    json: ListPatchRequest(name: newName)
-                )
-                if global.json { return Output.json(answer) }
+                let renamed = try await client.update(list, Components.Schemas.ListPatch(name: newName))
+                if global.json { return Output.json(renamed) }
                 Output.line("renamed list \"\(list.name)\" to \"\(newName)\"")
             }
         }
@@ -98,8 +93,8 @@ struct ListCommand: AsyncParsableCommand {
                         ? "1 item; add --force to delete it" : "\(list.itemCount) items; add --force to delete them"
                     throw CLIError.usage("list \"\(list.name)\" has \(items) with it")
                 }
-                let answer = try await client.send(.DELETE, APIPath.list(list.listID))
-                if global.json { return Output.json(answer) }
+                _ = try await client.call { try await $0.deleteList(path: .init(id: list.listID)).noContent }
+                if global.json { return }
                 Output.line("removed list \"\(list.name)\"")
             }
         }
@@ -130,12 +125,8 @@ struct ListCommand: AsyncParsableCommand {
         func run() async throws {
             try await DaemonClient.withConnection(to: global.socketPath) { client in
                 let list = try await client.list(named: name)
-                let answer = try await client.send(
-                    .PATCH,
-                    APIPath.list(list.listID),
-                    json: ListPatchRequest(iconName: icon.rawValue)
-                )
-                if global.json { return Output.json(answer) }
+                let changed = try await client.update(list, Components.Schemas.ListPatch(iconName: icon.rawValue))
+                if global.json { return Output.json(changed) }
                 Output.line("list \"\(list.name)\" now has the icon \(icon.rawValue)")
             }
         }
@@ -144,11 +135,19 @@ struct ListCommand: AsyncParsableCommand {
 
 extension DaemonClient {
     /// The list called `name`, ignoring case, found through GET /v1/lists.
-    func list(named name: String) async throws(CLIError) -> ListResource {
-        let lists = try decode([ListResource].self, from: try await send(.GET, APIPath.lists))
+    func list(named name: String) async throws(CLIError) -> Components.Schemas.List {
+        let lists = try await call { try await $0.listLists().ok.body.json }
         guard let list = lists.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
             throw .unknownList(name, known: lists.map(\.name))
         }
         return list
+    }
+
+    /// PATCH /v1/lists/ID.
+    func update(
+        _ list: Components.Schemas.List,
+        _ patch: Components.Schemas.ListPatch
+    ) async throws(CLIError) -> Components.Schemas.List {
+        try await call { try await $0.updateList(path: .init(id: list.listID), body: .json(patch)).ok.body.json }
     }
 }

@@ -14,9 +14,9 @@ struct ListsCommand: DaemonCommand {
 
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.GET, APIPath.lists)
-            if global.json { return Output.json(answer) }
-            Output.lines(Render.lists(try client.decode([ListResource].self, from: answer)))
+            let lists = try await client.call { try await $0.listLists().ok.body.json }
+            if global.json { return Output.json(lists) }
+            Output.lines(Render.lists(lists))
         }
     }
 }

@@ -25,13 +25,10 @@ struct LsCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        var query: [(name: String, value: String)] = []
-        if let list { query.append(("list", list)) }
-        if all { query.append(("all", "true")) }
+        let query = Operations.ListItems.Input.Query(list: list, all: all ? true : nil)
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.GET, APIPath.items, query: query)
-            if global.json { return Output.json(answer) }
-            let items = try client.decode([ItemResource].self, from: answer)
+            let items = try await client.call { try await $0.listItems(query: query).ok.body.json }
+            if global.json { return Output.json(items) }
             if items.isEmpty {
                 Output.line(all ? "no items" : "nothing to do (nudge ls --all shows checked-off items too)")
             } else {

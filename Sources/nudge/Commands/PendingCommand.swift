@@ -15,9 +15,8 @@ struct PendingCommand: DaemonCommand {
 
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.GET, APIPath.pending)
-            if global.json { return Output.json(answer) }
-            let reminders = try client.decode([Reminder].self, from: answer)
+            let reminders = try await client.call { try await $0.listPending().ok.body.json }
+            if global.json { return Output.json(reminders) }
             if reminders.isEmpty {
                 Output.line("no reminders pending")
             } else {

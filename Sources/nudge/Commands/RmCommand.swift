@@ -16,8 +16,8 @@ struct RmCommand: DaemonCommand {
 
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.DELETE, APIPath.item(id))
-            if global.json { return Output.json(answer) }
+            _ = try await client.call { try await $0.deleteItem(path: .init(id: id)).noContent }
+            if global.json { return }
             Output.line("removed \(id)")
         }
     }

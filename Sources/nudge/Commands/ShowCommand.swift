@@ -16,10 +16,10 @@ struct ShowCommand: DaemonCommand {
 
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let answer = try await client.send(.GET, APIPath.item(id))
-            if global.json { return Output.json(answer) }
+            let item = try await client.call { try await $0.getItem(path: .init(id: id)).ok.body.json }
+            if global.json { return Output.json(item) }
             Output.lines(
-                Render.itemDetails(try client.decode(ItemResource.self, from: answer), time: LocalTimeFormat())
+                Render.itemDetails(item, time: LocalTimeFormat())
             )
         }
     }

@@ -23,17 +23,17 @@ struct WatchCommand: DaemonCommand {
     func run() async throws {
         let json = global.json
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let decoder = APICoding.decoder()
+            let decoder = JSONDecoder()
             try await client.streamEvents { event in
+                // JSON never needs a raw newline, so joining a multi-line `data:` keeps one object per line.
+                let data = (event.data ?? "").split(separator: "\n").joined(separator: " ")
                 if json {
-                    // JSON never needs a raw newline, so joining a multi-line `data:` keeps one object per line.
-                    Output.line(event.data.split(separator: "\n").joined(separator: " "))
-                } else if let decoded = try? decoder.decode(ReminderEvent.self, from: Data(event.data.utf8)) {
+                    Output.line(data)
+                } else if let decoded = try? decoder.decode(Components.Schemas.Event.self, from: Data(data.utf8)) {
                     Output.line(Render.event(decoded, time: LocalTimeFormat()))
                 } else {
                     // An event this version does not know: show it rather than drop it.
-                    let data = event.data.split(separator: "\n").joined(separator: " ")
-                    Output.line("\(LocalTimeFormat().stamp(Date()))  \(event.name)  \(data)")
+                    Output.line("\(LocalTimeFormat().stamp(Date()))  \(event.event ?? "message")  \(data)")
                 }
             }
         }

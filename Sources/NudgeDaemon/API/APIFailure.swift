@@ -3,16 +3,18 @@ import Hummingbird
 import NudgeAPI
 import NudgeCore
 import NudgeStore
+import OpenAPIRuntime
 
-/// An API error: the status, and the JSON body `{"error": {"code", "message"}}` every client can show as it is.
-struct APIFailure: HTTPResponseError {
+/// An API error: the status, and the document's `Error` body `{"error": {"code", "message"}}` every client can
+/// show as it is.
+struct APIFailure: Error {
     let status: HTTPResponse.Status
     let code: String
     let message: String
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    func response() throws -> Response {
         var buffer = ByteBuffer()
-        buffer.writeBytes(try APICoding.encoder().encode(APIErrorBody(code: code, message: message)))
+        buffer.writeBytes(try APICoding.encoder().encode(Components.Schemas.ErrorBody(self)))
         return Response(
             status: status,
             headers: [.contentType: "application/json"],
@@ -36,11 +38,13 @@ struct APIFailure: HTTPResponseError {
         message: "the request body is over the 1 MiB limit"
     )
 
-    /// Maps whatever an operation threw to the status and code a client should see.
+    /// Maps whatever a request raised to the status and code a client should see.
     static func from(_ error: any Error) -> APIFailure {
         switch error {
         case let failure as APIFailure:
             return failure
+        case let error as ServerError:
+            return from(error)
         case let error as ModelError:
             let status: HTTPResponse.Status =
                 switch error.code {
@@ -57,12 +61,37 @@ struct APIFailure: HTTPResponseError {
             )
         case let error as DecodingError:
             return .badRequest("invalid_body", describe(error))
+        case let error as HTTPError where error.status == .notFound:
+            return APIFailure(
+                status: .notFound,
+                code: "not_found",
+                message: "nudged has no such route, or not with that method; GET /v1/openapi.yaml lists them"
+            )
         default:
             return APIFailure(status: .internalServerError, code: "internal", message: "\(error)")
         }
     }
 
-    /// "field shouldRemind: expected a boolean" rather than Foundation's debug dump.
+    /// The generated server wraps what it raised, and what an operation threw. Before the operation ran, it is the
+    /// request that is wrong: its ID, its body, or its content type.
+    private static func from(_ error: ServerError) -> APIFailure {
+        guard error.operationInput == nil else { return from(error.underlyingError) }
+        if let id = error.requestMetadata.pathParameters["id"], Int(id) == nil {
+            return .badRequest("invalid_id", "\"\(id)\" is not an ID; IDs are positive whole numbers")
+        }
+        if let decoding = error.underlyingError as? DecodingError {
+            return .badRequest("invalid_body", describe(decoding))
+        }
+        if error.request.method != .get && error.requestBody == nil {
+            return .badRequest("invalid_body", "the request needs a JSON body")
+        }
+        return .badRequest(
+            "invalid_request",
+            "\(error.causeDescription); send JSON with Content-Type: application/json"
+        )
+    }
+
+    /// "field shouldRemind: expected true or false" rather than Foundation's debug dump.
     private static func describe(_ error: DecodingError) -> String {
         switch error {
         case .typeMismatch(let type, let context):
@@ -74,6 +103,9 @@ struct APIFailure: HTTPResponseError {
         case .dataCorrupted(let context):
             let field = fieldPath(context.codingPath)
             if field.isEmpty { return "the body is not valid JSON" }
+            if context.debugDescription.hasPrefix("Additional properties are disabled") {
+                return "unknown field \(field); see GET /v1/openapi.yaml for this request's fields"
+            }
             return "field \(field): \(context.debugDescription)"
         @unknown default:
             return "\(error)"

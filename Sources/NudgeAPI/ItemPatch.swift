@@ -1,0 +1,50 @@
+import Foundation
+import NudgeCore
+@_spi(Generated) import OpenAPIRuntime
+
+/// `ItemPatch` in the document (`PATCH /v1/items/{id}`), written by hand: fields left out stay as they are, and
+/// `"dueDate": null` removes the due date. A generated type reads a null field and a missing one alike
+/// (swift-openapi-generator issue 419), so it could not say which the client meant.
+public struct ItemPatch: Codable, Hashable, Sendable {
+    /// The fields the patch changes, as the core takes them; a list named by its ID is already in `edit.listID`.
+    public var edit: ItemEdit
+    /// The list to move to, named by its name (`"list"`); nudged resolves it to an ID.
+    public var list: String?
+
+    public init(_ edit: ItemEdit, list: String? = nil) {
+        self.edit = edit
+        self.list = list
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable { case text, checked, dueDate, shouldRemind, listID, list }
+
+    public init(from decoder: any Decoder) throws {
+        // The same refusal of unknown fields, and the same message, as the generated types.
+        try decoder.ensureNoAdditionalProperties(knownKeys: Set(CodingKeys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let clearsDueDate = container.contains(.dueDate) ? try container.decodeNil(forKey: .dueDate) : false
+        edit = ItemEdit(
+            text: try container.decodeIfPresent(String.self, forKey: .text),
+            checked: try container.decodeIfPresent(Bool.self, forKey: .checked),
+            dueDate: clearsDueDate ? nil : try container.decodeIfPresent(Instant.self, forKey: .dueDate)?.date,
+            clearsDueDate: clearsDueDate,
+            shouldRemind: try container.decodeIfPresent(Bool.self, forKey: .shouldRemind),
+            listID: try container.decodeIfPresent(Int.self, forKey: .listID)
+        )
+        list = try container.decodeIfPresent(String.self, forKey: .list)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(edit.text, forKey: .text)
+        try container.encodeIfPresent(edit.checked, forKey: .checked)
+        if edit.clearsDueDate {
+            try container.encodeNil(forKey: .dueDate)
+        } else {
+            try container.encodeIfPresent(edit.dueDate.map(Instant.init), forKey: .dueDate)
+        }
+        try container.encodeIfPresent(edit.shouldRemind, forKey: .shouldRemind)
+        try container.encodeIfPresent(edit.listID, forKey: .listID)
+        try container.encodeIfPresent(list, forKey: .list)
+    }
+}

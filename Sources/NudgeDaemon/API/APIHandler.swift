@@ -1,0 +1,114 @@
+import Foundation
+import NudgeAPI
+import NudgeCore
+import OpenAPIRuntime
+
+/// The operations of docs/openapi.yaml, as the generated `APIProtocol` asks for them: each asks the service and
+/// wraps its answer. Whatever an operation throws becomes the document's `Error` answer (`APIFailure.from`).
+struct APIHandler: APIProtocol {
+    let service: ReminderService
+    let socket: String
+
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        .ok(.init(body: .json(await service.health(socket: socket))))
+    }
+
+    func getOpenAPIDocument(
+        _ input: Operations.GetOpenAPIDocument.Input
+    ) async throws -> Operations.GetOpenAPIDocument.Output {
+        .ok(.init(body: .yaml(HTTPBody(openAPIDocument))))
+    }
+
+    func listLists(_ input: Operations.ListLists.Input) async throws -> Operations.ListLists.Output {
+        .ok(.init(body: .json(await service.lists())))
+    }
+
+    func createList(_ input: Operations.CreateList.Input) async throws -> Operations.CreateList.Output {
+        switch input.body {
+        case .json(let request):
+            return .created(.init(body: .json(try await service.addList(request))))
+        }
+    }
+
+    func updateList(_ input: Operations.UpdateList.Input) async throws -> Operations.UpdateList.Output {
+        switch input.body {
+        case .json(let patch):
+            return .ok(.init(body: .json(try await service.updateList(try Self.id(input.path.id), patch))))
+        }
+    }
+
+    func deleteList(_ input: Operations.DeleteList.Input) async throws -> Operations.DeleteList.Output {
+        try await service.removeList(try Self.id(input.path.id))
+        return .noContent(.init())
+    }
+
+    func listItems(_ input: Operations.ListItems.Input) async throws -> Operations.ListItems.Output {
+        let items = try await service.items(listName: input.query.list, includeChecked: input.query.all ?? false)
+        return .ok(.init(body: .json(items)))
+    }
+
+    func createItem(_ input: Operations.CreateItem.Input) async throws -> Operations.CreateItem.Output {
+        switch input.body {
+        case .json(let request):
+            return .created(.init(body: .json(try await service.addItem(request))))
+        }
+    }
+
+    func getItem(_ input: Operations.GetItem.Input) async throws -> Operations.GetItem.Output {
+        .ok(.init(body: .json(try await service.item(try Self.id(input.path.id)))))
+    }
+
+    func updateItem(_ input: Operations.UpdateItem.Input) async throws -> Operations.UpdateItem.Output {
+        switch input.body {
+        case .json(let patch):
+            return .ok(.init(body: .json(try await service.editItem(try Self.id(input.path.id), patch))))
+        }
+    }
+
+    func deleteItem(_ input: Operations.DeleteItem.Input) async throws -> Operations.DeleteItem.Output {
+        try await service.removeItem(try Self.id(input.path.id))
+        return .noContent(.init())
+    }
+
+    func checkItem(_ input: Operations.CheckItem.Input) async throws -> Operations.CheckItem.Output {
+        .ok(
+            .init(
+                body: .json(try await service.editItem(try Self.id(input.path.id), ItemPatch(ItemEdit(checked: true))))
+            )
+        )
+    }
+
+    func uncheckItem(_ input: Operations.UncheckItem.Input) async throws -> Operations.UncheckItem.Output {
+        .ok(
+            .init(
+                body: .json(try await service.editItem(try Self.id(input.path.id), ItemPatch(ItemEdit(checked: false))))
+            )
+        )
+    }
+
+    func listPending(_ input: Operations.ListPending.Input) async throws -> Operations.ListPending.Output {
+        .ok(.init(body: .json(await service.pending.map(Components.Schemas.Reminder.init))))
+    }
+
+    /// Subscribes before answering, so a client that has the answer's head sees every later event.
+    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
+        let events = service.events.subscribe().map { event in
+            let wire = Components.Schemas.Event(event)
+            return ServerSentEventWithJSONData(event: wire.kind.rawValue, data: wire)
+        }
+        let body = HTTPBody(
+            events.asEncodedServerSentEventsWithJSONData(encoder: APICoding.encoder()),
+            length: .unknown,
+            iterationBehavior: .single
+        )
+        return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .textEventStream(body)))
+    }
+
+    /// The document says IDs are at least 1; the generated code reads any whole number.
+    private static func id(_ value: Int) throws -> Int {
+        guard value > 0 else {
+            throw APIFailure.badRequest("invalid_id", "\"\(value)\" is not an ID; IDs are positive whole numbers")
+        }
+        return value
+    }
+}

@@ -1,0 +1,109 @@
+import CLinux
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
+import NudgeAPI
+import OpenAPIHummingbird
+import ServiceLifecycle
+
+/// The HTTP/1.1 + JSON API on the Unix socket (DESIGN §5).
+///
+/// Built on HummingbirdCore's server with Hummingbird's router rather than `Application`: `Application` also runs a
+/// date-header cache that wakes the process every second, and nudged must sleep until a reminder is due.
+enum APIServer {
+    static let maximumBodySize = 1 << 20
+
+    static func make(
+        service: ReminderService,
+        socket: String,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable () async -> Void = {}
+    ) throws -> any Service {
+        let responder = try router(service: service, socket: socket).buildResponder()
+        let expectedUID = getuid()
+        return try HTTPServerBuilder.http1().buildServer(
+            configuration: ServerConfiguration(address: .unixDomainSocket(path: socket), serverName: nil),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger
+        ) { request, responseWriter, channel in
+            let context = BasicRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
+            var response: Response
+            let peer = await PeerCredentials.of(channel)
+            if peer?.uid != expectedUID {
+                logger.warning(
+                    "refused a connection from another user",
+                    metadata: [
+                        "peer.uid": "\(peer.map { "\($0.uid)" } ?? "unknown")",
+                        "peer.pid": "\(peer.map { "\($0.pid)" } ?? "unknown")",
+                    ]
+                )
+                response = try APIFailure.forbidden.response()
+            } else {
+                response = try await responder.respond(to: request, context: context)
+            }
+            try await responseWriter.write(response: response.head, body: response.body)
+        } onServerRunning: { _ in
+            await onServerRunning()
+        }
+    }
+
+    /// The routes of docs/openapi.yaml, generated, over the service.
+    static func router(service: ReminderService, socket: String) throws -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ErrorDocumentMiddleware())
+        try APIHandler(service: service, socket: socket).registerHandlers(
+            on: router,
+            configuration: APICoding.configuration
+        )
+        return router
+    }
+}
+
+/// Runs around every route and around the router's "no such route": reads the whole body first, so one size limit
+/// holds for every operation (chunked bodies included), and answers whatever is thrown with the document's `Error`.
+struct ErrorDocumentMiddleware: RouterMiddleware {
+    func handle(
+        _ request: Request,
+        context: BasicRequestContext,
+        next: (Request, BasicRequestContext) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(try await Self.collectingBody(request), context)
+        } catch {
+            return try APIFailure.from(error).response()
+        }
+    }
+
+    private static func collectingBody(_ request: Request) async throws -> Request {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > APIServer.maximumBodySize {
+            throw APIFailure.bodyTooLarge
+        }
+        var request = request
+        do {
+            _ = try await request.collectBody(upTo: APIServer.maximumBodySize)
+        } catch {
+            throw APIFailure.bodyTooLarge
+        }
+        return request
+    }
+}
+
+/// Who is at the other end of a Unix-socket connection, from SO_PEERCRED: the kernel's word, not the client's.
+struct PeerCredentials: Sendable {
+    var pid: Int32
+    var uid: UInt32
+    var gid: UInt32
+
+    static func of(_ channel: any Channel) async -> PeerCredentials? {
+        guard let provider = channel as? any SocketOptionProvider else { return nil }
+        let future: EventLoopFuture<nudge_ucred> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(SO_PEERCRED)
+        )
+        guard let credentials = try? await future.get() else { return nil }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}

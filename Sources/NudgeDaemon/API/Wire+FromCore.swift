@@ -1,0 +1,78 @@
+import Foundation
+import NudgeAPI
+import NudgeCore
+
+// Core → wire: how the model and the scheduler's decisions are shown in answers and on the event stream. A field
+// added to the document's answers is filled in here.
+
+extension Components.Schemas.Item {
+    init(_ item: ChecklistItem, list: Checklist, pendingDue: Date?) {
+        self.init(
+            itemID: item.itemID,
+            listID: list.listID,
+            listName: list.name,
+            text: item.text,
+            checked: item.checked,
+            dueDate: item.dueDate.map(Instant.init),
+            shouldRemind: item.shouldRemind,
+            createdAt: Instant(item.createdAt),
+            updatedAt: Instant(item.updatedAt),
+            lastFiredAt: item.lastFiredAt.map(Instant.init),
+            pendingDue: pendingDue.map(Instant.init)
+        )
+    }
+}
+
+extension Components.Schemas.List {
+    init(_ list: Checklist) {
+        self.init(
+            listID: list.listID,
+            name: list.name,
+            // The two enums are the same list of names, the document's and the store's.
+            iconName: Components.Schemas.IconName(rawValue: list.iconName.rawValue) ?? .noIcon,
+            itemCount: list.items.count,
+            uncheckedCount: list.uncheckedCount,
+            status: list.statusText
+        )
+    }
+}
+
+extension Components.Schemas.Reminder {
+    init(_ reminder: Reminder) {
+        self.init(itemID: reminder.itemID, text: reminder.text, listName: reminder.listName, due: Instant(reminder.due))
+    }
+}
+
+extension Components.Schemas.Event {
+    init(_ event: ReminderEvent) {
+        self.init(
+            kind: Components.Schemas.EventKind(event.kind),
+            itemID: event.itemID,
+            due: Instant(event.due),
+            at: Instant(event.at),
+            text: event.text,
+            listName: event.listName,
+            previousDue: event.previousDue.map(Instant.init),
+            lateBy: event.lateBy
+        )
+    }
+}
+
+extension Components.Schemas.EventKind {
+    init(_ kind: ReminderEvent.Kind) {
+        switch kind {
+        case .scheduled: self = .scheduled
+        case .replaced: self = .replaced
+        case .cancelled: self = .cancelled
+        case .fired: self = .fired
+        case .missed: self = .missed
+        case .snoozed: self = .snoozed
+        }
+    }
+}
+
+extension Components.Schemas.ErrorBody {
+    init(_ failure: APIFailure) {
+        self.init(error: .init(code: failure.code, message: failure.message))
+    }
+}

@@ -1,0 +1,12 @@
+import NudgeAPI
+import NudgeCore
+
+// Wire → core: what a request asks of the model. A field added to the document's requests is read here.
+
+extension IconName {
+    /// An icon a request names, as a person would type it; none named is `nil`.
+    init?(requested name: String?) throws(ModelError) {
+        guard let name else { return nil }
+        try self.init(validating: name)
+    }
+}
