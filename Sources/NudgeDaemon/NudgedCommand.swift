@@ -225,12 +225,17 @@ struct Daemon {
     }
 }
 
-/// Keeps the scheduler's timer running until shutdown begins, then stops it and ends the event streams.
+/// The service's timer loop, inside the service group: each wake-up of the timer advances the scheduler, until
+/// shutdown begins; then it stops the timer, ends the event streams and lets the sinks finish.
 struct SchedulerService: Service {
     let service: ReminderService
 
     func run() async throws {
-        try? await gracefulShutdown()
+        await cancelWhenGracefulShutdown {
+            for await _ in service.wakeUps {
+                await service.advance()
+            }
+        }
         await service.stop()
     }
 }

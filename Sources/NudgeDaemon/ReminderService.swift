@@ -17,6 +17,10 @@ actor ReminderService {
     let events: EventHub
     private let logger: Logger
     private var timer: WallClockTimer?
+    /// The timer's wake-ups (its instant came, or the wall clock was set), for `SchedulerService`'s loop; waiting
+    /// wake-ups coalesce into one.
+    nonisolated let wakeUps: AsyncStream<Void>
+    private let wakeUp: AsyncStream<Void>.Continuation
 
     init(
         store: ChecklistStore,
@@ -30,17 +34,21 @@ actor ReminderService {
         self.sinks = sinks.map { SinkQueue($0, logger: logger) }
         events = EventHub()
         self.logger = logger
+        (wakeUps, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Schedules what the store holds, fires late or reports missed what fell due while nudged was down, and starts
     /// the timer.
     func start() async throws {
+        timer = try WallClockTimer { [wakeUp] in wakeUp.yield() }
+        try await restore()
+    }
+
+    /// Schedules what the store holds, as `start` and a reload after a failed write do.
+    private func restore() async throws {
         let outcome = book.start()
+        setTimer(outcome.actions)
         try await writer.commit(outcome.changes)
-        timer = try WallClockTimer { [weak self] in
-            guard let self else { return }
-            Task { await self.advance() }
-        }
         carryOut(outcome)
     }
 
@@ -49,6 +57,7 @@ actor ReminderService {
     func stop() async {
         timer?.stop()
         timer = nil
+        wakeUp.finish()
         events.finish()
         await withTaskGroup(of: Void.self) { group in
             for sink in sinks { group.addTask { await sink.finish(within: Self.sinkDrainTimeout) } }
@@ -184,10 +193,13 @@ actor ReminderService {
         _ operation: (inout ReminderBook) throws(ModelError) -> (Value, ReminderBook.Outcome)
     ) async throws -> Value {
         let (value, outcome) = try operation(&book)
+        // Now, in the order the scheduler decided, rather than after the commit: operations may finish their
+        // commits in another order than they were applied.
+        setTimer(outcome.actions)
         do {
             try await writer.commit(outcome.changes)
         } catch {
-            resynchronize(after: error)
+            await resynchronize(after: error)
             throw error
         }
         carryOut(outcome)
@@ -196,7 +208,7 @@ actor ReminderService {
 
     /// A write failed: what is in memory may be ahead of disk, so start again from what is durable. Only the
     /// first failed operation to get here reloads; the writer refuses commits until then.
-    private func resynchronize(after error: any Error) {
+    private func resynchronize(after error: any Error) async {
         let durable = writer.store.library
         guard durable != book.library else {
             writer.resynchronized()
@@ -205,12 +217,27 @@ actor ReminderService {
         logger.error("saving failed (\(error)); reloading the last saved state")
         book = ReminderBook(library: durable, clock: book.clock, catchUpWindow: book.scheduler.catchUpWindow)
         writer.resynchronized()
-        // Reminders that fell due meanwhile are caught up by the next successful operation or wake-up.
-        timer?.arm(at: book.clock.now())
+        // The new book has nothing pending yet: schedule the reminders of what is durable, as at start.
+        do {
+            try await restore()
+        } catch {
+            logger.error("could not record reminders fired while reloading: \(error)")
+        }
     }
 
-    /// Hands deliveries, withdrawals and events to every sink's queue, in the order the scheduler decided them, and
-    /// re-arms the timer. Never waits for a sink.
+    /// Sets the timer as the scheduler decided: its actions are the only say in when nudged wakes.
+    private func setTimer(_ actions: [SchedulerAction]) {
+        for action in actions {
+            switch action {
+            case .armTimer(let instant): timer?.arm(at: instant)
+            case .disarmTimer: timer?.arm(at: nil)
+            case .deliver, .withdraw: break
+            }
+        }
+    }
+
+    /// Hands deliveries, withdrawals and events to every sink's queue, in the order the scheduler decided them.
+    /// Never waits for a sink.
     private func carryOut(_ outcome: ReminderBook.Outcome) {
         for action in outcome.actions {
             switch action {
@@ -219,13 +246,12 @@ actor ReminderService {
             case .withdraw(let itemID):
                 for sink in sinks { sink.enqueue(.withdraw(itemID: itemID)) }
             case .armTimer, .disarmTimer:
-                break  // The timer follows the scheduler's state below, whatever order operations finished in.
+                break  // Done by `setTimer` when the operation was applied.
             }
         }
         for event in outcome.events {
             for sink in sinks { sink.enqueue(.observe(event)) }
         }
-        timer?.arm(at: book.scheduler.nextDue)
         for event in outcome.events {
             logger.info(
                 "\(event.kind.rawValue) item \(event.itemID)",

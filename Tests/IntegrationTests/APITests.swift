@@ -55,6 +55,8 @@ import Testing
         let daemon = try await Daemon(sandbox, launcher: ["/usr/bin/prlimit", "--fsize=16384", "--"])
         defer { daemon.stop() }
         #expect(try await sandbox.curl("POST", "/v1/items", body: #"{"text": "small"}"#).status == 201)
+        let later = #"{"text": "later", "dueDate": "2099-01-01T09:00:00Z"}"#
+        #expect(try await sandbox.curl("POST", "/v1/items", body: later).status == 201)
         let before = FileManager.default.contents(atPath: sandbox.store)
 
         let big = try await sandbox.curl(
@@ -75,6 +77,9 @@ import Testing
         #expect(after.status == 201, "\(after)")
         let items = try await sandbox.curl("GET", "/v1/items").body
         #expect(items.contains("small") && items.contains("after") && !items.contains("bbbb"))
+        // The reload kept what was pending.
+        let pending = try await sandbox.curl("GET", "/v1/pending").body
+        #expect(pending.contains("\"later\"") && pending.contains("2099-01-01T09:00:00"), "\(pending)")
     }
 
     @Test func theContractIsServedAsWrittenAndUnknownRoutesAnswerItsErrorShape() async throws {
