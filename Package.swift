@@ -98,7 +98,14 @@ let package = Package(
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"]),
         .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore"]),
-        .testTarget(name: "NudgeDaemonTests", dependencies: ["NudgeDaemon", "NudgeStore", "NudgeCore"]),
+        .testTarget(
+            name: "NudgeDaemonTests",
+            dependencies: [
+                "NudgeDaemon", "NudgeStore", "NudgeCore", "NudgeAPI", "NudgeSinks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         // Runs the real nudged and nudge binaries; `swift build` first, so both exist.
         .testTarget(name: "IntegrationTests"),
     ],

@@ -16,21 +16,27 @@ actor ReminderService {
     private let sinks: [SinkQueue]
     let events: EventHub
     private let logger: Logger
-    private var timer: WallClockTimer?
+    private let makeTimer: MakeTimer
+    private var timer: (any ReminderTimer)?
     /// The timer's wake-ups (its instant came, or the wall clock was set), for `SchedulerService`'s loop; waiting
     /// wake-ups coalesce into one.
     nonisolated let wakeUps: AsyncStream<Void>
     private let wakeUp: AsyncStream<Void>.Continuation
 
+    /// Makes the timer, given what it calls when it wakes.
+    typealias MakeTimer = @Sendable (_ onWake: @escaping @Sendable () -> Void) throws -> any ReminderTimer
+
     init(
-        store: ChecklistStore,
+        store: any DurableStore,
         clock: any WallClock,
         catchUpWindow: TimeInterval,
         sinks: [any ReminderSink],
-        logger: Logger
+        logger: Logger,
+        timer makeTimer: @escaping MakeTimer = { try WallClockTimer(onWake: $0) }
     ) {
         book = ReminderBook(library: store.library, clock: clock, catchUpWindow: catchUpWindow)
         writer = StoreWriter(store: store)
+        self.makeTimer = makeTimer
         self.sinks = sinks.map { SinkQueue($0, logger: logger) }
         events = EventHub()
         self.logger = logger
@@ -40,7 +46,7 @@ actor ReminderService {
     /// Schedules what the store holds, fires late or reports missed what fell due while nudged was down, and starts
     /// the timer.
     func start() async throws {
-        timer = try WallClockTimer { [wakeUp] in wakeUp.yield() }
+        timer = try makeTimer { [wakeUp] in wakeUp.yield() }
         try await restore()
     }
 

@@ -14,7 +14,7 @@ final class StoreWriter: Sendable {
     /// Dispatch (see `NudgedCommand.mainOnEventLoops()`). Tests pass one that holds the drain back.
     typealias Launcher = @Sendable (_ drain: @escaping @Sendable () -> Void) -> Void
 
-    let store: ChecklistStore
+    let store: any DurableStore
     private let launch: Launcher
     private let state = Mutex(State())
 
@@ -27,7 +27,7 @@ final class StoreWriter: Sendable {
 
     /// By default each drain gets a thread of its own, which ends when nothing is left to write: a thread costs
     /// far less than the fsyncs it waits on, and an idle writer has nothing that could wake up.
-    init(store: ChecklistStore, launch: @escaping Launcher = StoreWriter.onNewThread) {
+    init(store: any DurableStore, launch: @escaping Launcher = StoreWriter.onNewThread) {
         self.store = store
         self.launch = launch
     }

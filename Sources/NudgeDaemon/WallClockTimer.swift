@@ -7,7 +7,7 @@ import Synchronization
 /// One wake-up at a wall-clock instant, with no polling: a timerfd on CLOCK_REALTIME armed with TFD_TIMER_ABSTIME
 /// and TFD_TIMER_CANCEL_ON_SET, read by one thread that sleeps in `read(2)` until the instant comes or the wall
 /// clock is set (date change, NTP step, resume from suspend), and then calls `onWake`.
-final class WallClockTimer: Sendable {
+final class WallClockTimer: ReminderTimer {
     private let descriptor: Int32
     private let stopping = Atomic<Bool>(false)
     private let onWake: @Sendable () -> Void
@@ -58,4 +58,12 @@ final class WallClockTimer: Sendable {
         }
         close(descriptor)
     }
+}
+
+/// Wakes the service at an instant. `WallClockTimer` is the real one; unit tests record what they were asked.
+protocol ReminderTimer: Sendable {
+    /// Wakes at `instant`, replacing any earlier arming; nil disarms. An instant in the past wakes at once.
+    func arm(at instant: Date?)
+    /// No more wake-ups.
+    func stop()
 }

@@ -20,11 +20,13 @@ extension ReminderSink {
     public func observe(_ event: ReminderEvent) async {}
 }
 
-/// Keeps every delivery and withdrawal in memory, in order: for tests, and for people testing notification logic.
+/// Keeps every delivery, withdrawal and event in memory, in order: for tests, and for people testing notification
+/// logic.
 public final class RecordSink: ReminderSink {
     public enum Entry: Sendable, Equatable {
         case delivered(Delivery)
         case withdrawn(itemID: Int)
+        case observed(ReminderEvent)
     }
 
     public let name = "record"
@@ -40,6 +42,10 @@ public final class RecordSink: ReminderSink {
 
     public func withdraw(itemID: Int) async {
         recorded.withLock { $0.append(.withdrawn(itemID: itemID)) }
+    }
+
+    public func observe(_ event: ReminderEvent) async {
+        recorded.withLock { $0.append(.observed(event)) }
     }
 }
 

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The durable home of the checklists: one binary property list, replaced atomically on every commit and locked
 /// against a second opener. `library` only ever shows what is already safely on disk.
-public final class ChecklistStore: Sendable {
+public final class ChecklistStore: DurableStore {
     /// The largest store file that is read, or written. Far above any real list of reminders; it bounds what a
     /// damaged or hostile file can cost.
     public static let maximumFileSize: Int = 64 << 20
@@ -108,4 +108,15 @@ public final class ChecklistStore: Sendable {
         }
         try file.replace(with: bytes)
     }
+}
+
+/// What the service needs of a store: what is durable, and a way to make changes durable. `ChecklistStore` is the
+/// real one; unit tests use one in memory whose writes can fail.
+public protocol DurableStore: Sendable {
+    /// Where it is kept, for messages.
+    var path: String { get }
+    /// What is durable now.
+    var library: ChecklistLibrary { get }
+    /// Makes `changes` durable, in order, or throws and keeps none of them.
+    func commit(_ changes: [ChecklistChange]) throws(StoreError)
 }
