@@ -22,10 +22,10 @@ import Foundation
 ///   Seconds, minutes and hours are exact elapsed time. Days and weeks are calendar days in `timeZone` (the same
 ///   wall time N days later, with the DST rules below), applied before any elapsed part.
 ///
-/// Local times follow the DST rules of DESIGN.md §3: a local time that does not exist (spring-forward gap)
-/// resolves to the first valid instant after the gap (New York 2026-03-08 02:30 is 03:00 EDT), and a local time
-/// that occurs twice (fall-back overlap) resolves to its first occurrence. So a bare time inside the repeated hour
-/// whose first occurrence has passed moves to tomorrow rather than to today's second occurrence.
+/// Local times are resolved by `LocalTime`, with the DST rules of DESIGN.md §3: a time in a spring-forward gap is
+/// the first instant after the gap, a time that occurs twice is its first occurrence. So a bare time inside the
+/// repeated hour whose first occurrence has passed moves to tomorrow rather than to today's second occurrence.
+/// This type only parses.
 public struct TimeInput: Sendable {
     public let now: Date
     public let timeZone: TimeZone
@@ -182,13 +182,10 @@ extension TimeInput {
         var result = now
         if days > 0 {
             // Skipped for zero days, so `in 0d` during a repeated hour stays at now instead of its first occurrence.
-            let clock = nowWallClock()
-            let shifted = clock.wall + days * 86_400
-            guard Self.civil(days: Self.floorDiv(shifted, 86_400)).year <= 9999 else {
+            guard let shifted = local.adding(days: days, to: now) else {
                 throw .notUnderstood(tokens.map(\.text).joined(separator: " "), in: input)
             }
-            let local = instant(forWall: shifted)
-            result = Self.date(local.seconds, fraction: local.existed ? clock.fraction : 0)
+            result = shifted
         }
         result += TimeInterval(seconds)
         guard result.timeIntervalSince1970 < Self.endOfYear9999 else {
@@ -245,8 +242,7 @@ extension TimeInput {
             throw .notUnderstood(token.text, in: input)
         }
 
-        let clock = nowWallClock()
-        let today = Self.floorDiv(clock.wall, 86_400)
+        let today = LocalTime.floorDiv(local.wallClock(at: now).wall, 86_400)
         let at = time ?? .defaultReminder
         switch day {
         case nil:
@@ -259,7 +255,7 @@ extension TimeInput {
         case .date(let days):
             return resolve(days: days, time: at, offset: nil)
         case .weekday(let weekday):
-            let ahead = (weekday - Self.weekday(ofDays: today) + 7) % 7
+            let ahead = (weekday - LocalTime.weekday(ofDays: today) + 7) % 7
             let candidate = resolve(days: today + ahead, time: at, offset: nil)
             return ahead > 0 || candidate > now ? candidate : resolve(days: today + 7, time: at, offset: nil)
         }
@@ -333,90 +329,15 @@ extension TimeInput {
     /// 10000-01-01T00:00:00Z: relative results must fall before it, like every date the grammar can name.
     private static let endOfYear9999: TimeInterval = 253_402_300_800
 
-    private func offset(at seconds: Int) -> Int {
-        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    }
-
-    /// `now` as local wall-clock seconds since 1970-01-01T00:00 (as if that wall clock were UTC).
-    private func nowWallClock() -> (wall: Int, fraction: Double) {
-        let whole = Int(now.timeIntervalSince1970.rounded(.down))
-        return (whole + offset(at: whole), now.timeIntervalSince1970 - TimeInterval(whole))
-    }
+    private var local: LocalTime { LocalTime(timeZone: timeZone) }
 
     private func resolve(days: Int, time: TimeOfDay, offset: Int?) -> Date {
         let wall = days * 86_400 + time.seconds
         if let offset {
-            return Self.date(wall - offset, fraction: time.fraction)
+            return LocalTime.date(wall - offset, fraction: time.fraction)
         }
-        let local = instant(forWall: wall)
-        return Self.date(local.seconds, fraction: local.existed ? time.fraction : 0)
-    }
-
-    /// The instant a local wall-clock time names, by the DST rules in the type's doc comment.
-    /// Foundation's `Calendar.date(from:)` is not used: on Linux it moves a gap time forward by the gap's length
-    /// (02:30 becomes 03:30, not 03:00) and it rolls invalid dates over (Feb 30 becomes Mar 2).
-    private func instant(forWall wall: Int) -> (seconds: Int, existed: Bool) {
-        // Offsets in force within a day either side cover every instant this wall time could name.
-        let offsets = Set([wall - 86_400, wall, wall + 86_400].map(offset(at:)))
-        let matches = offsets.map { wall - $0 }.filter { $0 + offset(at: $0) == wall }
-        if let first = matches.min() { return (first, true) }
-
-        // A gap: find the first instant whose wall time is past `wall`. Wall time rises with the instant near
-        // a single transition, so bisect between the instant the latest offset gives (before the gap, its wall
-        // time is short of `wall`) and the one the earliest offset gives (after it, beyond `wall`).
-        var before = wall - (offsets.max() ?? 0)
-        var after = wall - (offsets.min() ?? 0)
-        while after - before > 1 {
-            let middle = before + (after - before) / 2
-            if middle + offset(at: middle) > wall { after = middle } else { before = middle }
-        }
-        return (after, false)
-    }
-
-    private static func date(_ seconds: Int, fraction: Double) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
-    }
-
-    // Proleptic Gregorian arithmetic on days since 1970-01-01 (H. Hinnant's civil-date algorithms), so dates are
-    // validated exactly and nothing is normalized behind our back.
-
-    fileprivate static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    fileprivate static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    private static func weekday(ofDays days: Int) -> Int {
-        // 1970-01-01 was a Thursday.
-        ((days % 7) + 7 + 4) % 7
-    }
-
-    private static func floorDiv(_ a: Int, _ b: Int) -> Int {
-        let quotient = a / b
-        return (a % b != 0) && ((a < 0) != (b < 0)) ? quotient - 1 : quotient
+        let instant = local.instant(forWall: wall)
+        return LocalTime.date(instant.seconds, fraction: instant.existed ? time.fraction : 0)
     }
 }
 
@@ -476,9 +397,9 @@ extension TimeInput {
         mutating func isoDate() -> Int? {
             guard let year = number(exactDigits: 4), year >= 1, consume("-"),
                 let month = number(exactDigits: 2), (1...12).contains(month), consume("-"),
-                let day = number(exactDigits: 2), day >= 1, day <= TimeInput.daysInMonth(year: year, month: month)
+                let day = number(exactDigits: 2), day >= 1, day <= LocalTime.daysInMonth(year: year, month: month)
             else { return nil }
-            return TimeInput.days(year: year, month: month, day: day)
+            return LocalTime.days(year: year, month: month, day: day)
         }
 
         /// `HH:MM[:SS[.fff]][Z|±HH[:MM]|±HHMM]`; the offset is in seconds east of UTC.
