@@ -29,11 +29,21 @@ let package = Package(
     targets: [
         // Model, ID allocation, the replacement scheduler, events and time input. No I/O.
         .target(name: "NudgeCore", dependencies: [.product(name: "HeapModule", package: "swift-collections")]),
+        // The one place that talks to the system: system calls with typed errors, threads, Unix socket addresses,
+        // a clock that sleeps on NIO's event loops.
+        .target(
+            name: "NudgeSystem",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The durable property-list store: atomic replace, locking, corruption handling.
         .target(
             name: "NudgeStore",
             dependencies: [
-                "NudgeCore",
+                "NudgeCore", "NudgeSystem",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -49,12 +59,10 @@ let package = Package(
         .target(
             name: "NudgeSinks",
             dependencies: [
-                "NudgeCore", "CSystemd",
+                "NudgeCore", "NudgeSystem", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Linux headers Glibc's module map leaves out (timerfd).
@@ -63,7 +71,7 @@ let package = Package(
         .target(
             name: "NudgeDaemon",
             dependencies: [
-                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeAPI", "CLinux",
+                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeSystem", "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

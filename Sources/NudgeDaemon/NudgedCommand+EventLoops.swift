@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NudgeSystem
 
 extension NudgedCommand {
     /// Runs nudged from a synchronous `main`, with Swift concurrency's jobs on NIO's event loops instead of

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import NudgeSystem
 
 /// The socket's directory must be ours alone: it is created 0700, and one that someone else owns or others can
 /// enter is refused rather than used.
@@ -17,10 +18,10 @@ enum SocketDirectory {
             throw DaemonError(message: "cannot create the socket directory \(directory): \(error.localizedDescription)")
         }
         var info = stat()
-        guard lstat(directory, &info) == 0 else {
-            throw DaemonError(
-                message: "cannot inspect the socket directory \(directory): \(String(cString: strerror(errno)))"
-            )
+        do {
+            _ = try SystemCall.valueOrErrno { lstat(directory, &info) }
+        } catch {
+            throw DaemonError(message: "cannot inspect the socket directory \(directory): \(error)")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else {
             throw DaemonError(
@@ -29,10 +30,11 @@ enum SocketDirectory {
             )
         }
         if info.st_mode & 0o077 != 0 {
-            guard chmod(directory, 0o700) == 0 else {
+            do {
+                _ = try SystemCall.valueOrErrno { chmod(directory, 0o700) }
+            } catch {
                 throw DaemonError(
-                    message:
-                        "cannot make the socket directory \(directory) private (chmod 0700): \(String(cString: strerror(errno)))"
+                    message: "cannot make the socket directory \(directory) private (chmod 0700): \(error)"
                 )
             }
         }
@@ -46,8 +48,12 @@ enum SocketDirectory {
                 message: "another nudged is already serving \(path); stop it, or start this one with another --socket"
             )
         }
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw DaemonError(message: "cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
+        do {
+            try SystemCall.unlink(path)
+        } catch  where error != .noSuchFileOrDirectory {
+            throw DaemonError(message: "cannot remove the stale socket \(path): \(error)")
+        } catch {
+            // Gone already: what we wanted.
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import NudgeCore
 import NudgeSinks
 import NudgeStore
+import NudgeSystem
 import Synchronization
 
 /// Makes changes durable with group commit: changes that arrive while a write is in flight are written together

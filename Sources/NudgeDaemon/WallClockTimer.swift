@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import Glibc
 import NudgeSinks
+import NudgeSystem
 import Synchronization
 
 /// One wake-up at a wall-clock instant, with no polling: a timerfd on CLOCK_REALTIME armed with TFD_TIMER_ABSTIME
@@ -13,9 +14,7 @@ final class WallClockTimer: ReminderTimer {
     private let onWake: @Sendable () -> Void
 
     init(onWake: @escaping @Sendable () -> Void) throws {
-        let descriptor = timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC))
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        self.descriptor = descriptor
+        descriptor = try SystemCall.valueOrErrno { timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC)) }
         self.onWake = onWake
         startThread(named: "nudged-timer") { [self] in run() }
     }

@@ -2,6 +2,7 @@ import CSystemd
 import Foundation
 import Logging
 import NudgeCore
+import NudgeSystem
 import Synchronization
 import SystemPackage
 

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeSystem
 import Subprocess
 import SystemPackage
 

@@ -1,5 +1,6 @@
 import Logging
 import NudgeCore
+import NudgeSystem
 import Synchronization
 
 /// Feeds one sink its work on a task of its own, in the order it was enqueued: a withdrawal never overtakes the

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeSystem
 import SystemPackage
 
 /// The store's file on disk: read with a size bound, and only ever replaced whole, durably and atomically, never

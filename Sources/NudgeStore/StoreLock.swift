@@ -1,3 +1,4 @@
+import NudgeSystem
 import SystemPackage
 
 /// An exclusive `flock` on a lock file beside the store, held while the store is open, so one store has one writer.

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import NudgeSystem
 import SystemPackage
 
 /// Sends sd_notify messages (`READY=1`, `WATCHDOG=1`, `STOPPING=1`, `STATUS=…`) to the service manager: one datagram
@@ -42,12 +43,12 @@ struct SystemdNotifier: Sendable {
     }
 
     private func sendDatagram(_ message: [UInt8]) throws(Errno) {
-        let descriptor = try valueOrErrno {
+        let descriptor = try SystemCall.valueOrErrno {
             Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         // Nothing was written through this descriptor that close could lose.
         defer { _ = close(descriptor) }
-        let sent = try valueOrErrno {
+        let sent = try SystemCall.valueOrErrno {
             address.withSockaddr { destination, length in
                 message.withUnsafeBytes { bytes in
                     sendto(
@@ -65,12 +66,4 @@ struct SystemdNotifier: Sendable {
         if sent != message.count { throw Errno.messageTooLong }
     }
 
-    private func valueOrErrno<I: FixedWidthInteger>(_ call: () -> I) throws(Errno) -> I {
-        while true {
-            let result = call()
-            if result != -1 { return result }
-            let error = Errno(rawValue: Glibc.errno)
-            if error != .interrupted { throw error }
-        }
-    }
 }

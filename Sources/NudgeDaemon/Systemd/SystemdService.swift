@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NudgeAPI
 import NudgeSinks
+import NudgeSystem
 import ServiceLifecycle
 
 /// nudged's side of `Type=notify`: `READY=1` once the server listens (the store is open and caught up before the

@@ -3,38 +3,38 @@ import SystemPackage
 
 /// The few C calls swift-system does not wrap, each behind one helper that retries `EINTR` and turns a `-1` into a
 /// typed `Errno`, so no return code is dropped (the pattern of swift-system's `valueOrErrno`).
-enum SystemCall {
+public enum SystemCall {
     /// Flushes a file's data and metadata to the device; the store's writes are durable only after this.
-    static func fsync(_ fd: FileDescriptor) throws(Errno) {
+    public static func fsync(_ fd: FileDescriptor) throws(Errno) {
         _ = try valueOrErrno { Glibc.fsync(fd.rawValue) }
     }
 
     /// Sets permissions exactly, whatever the umask took away when the file was created.
-    static func fchmod(_ fd: FileDescriptor, _ permissions: FilePermissions) throws(Errno) {
+    public static func fchmod(_ fd: FileDescriptor, _ permissions: FilePermissions) throws(Errno) {
         _ = try valueOrErrno { Glibc.fchmod(fd.rawValue, permissions.rawValue) }
     }
 
     /// Takes an exclusive lock without waiting; throws `.wouldBlock` when another open file description holds it.
-    static func lockExclusiveWithoutWaiting(_ fd: FileDescriptor) throws(Errno) {
+    public static func lockExclusiveWithoutWaiting(_ fd: FileDescriptor) throws(Errno) {
         _ = try valueOrErrno { flock(fd.rawValue, LOCK_EX | LOCK_NB) }
     }
 
-    static func rename(_ source: String, to destination: String) throws(Errno) {
+    public static func rename(_ source: String, to destination: String) throws(Errno) {
         _ = try valueOrErrno {
             source.withCString { source in destination.withCString { Glibc.rename(source, $0) } }
         }
     }
 
-    static func unlink(_ path: String) throws(Errno) {
+    public static func unlink(_ path: String) throws(Errno) {
         _ = try valueOrErrno { path.withCString { Glibc.unlink($0) } }
     }
 
-    static func mkdir(_ path: String, _ permissions: FilePermissions) throws(Errno) {
+    public static func mkdir(_ path: String, _ permissions: FilePermissions) throws(Errno) {
         _ = try valueOrErrno { path.withCString { Glibc.mkdir($0, permissions.rawValue) } }
     }
 
     /// The names in a directory, without `.` and `..`.
-    static func directoryEntries(_ path: String) throws(Errno) -> [String] {
+    public static func directoryEntries(_ path: String) throws(Errno) -> [String] {
         guard let directory = path.withCString({ Glibc.opendir($0) }) else { throw Errno(rawValue: Glibc.errno) }
         // Read-only: closedir can only fail on a bad handle, and nothing could be lost.
         defer { _ = Glibc.closedir(directory) }
@@ -54,11 +54,11 @@ enum SystemCall {
     }
 
     /// Cannot fail.
-    static func processID() -> Int { Int(Glibc.getpid()) }
+    public static func processID() -> Int { Int(Glibc.getpid()) }
 
     /// swift-system's `FileDescriptor` methods are declared `throws` but only ever throw `Errno`; this gives the
     /// type back so callers can say which errno happened.
-    static func typed<Result>(_ body: () throws -> Result) throws(Errno) -> Result {
+    public static func typed<Result>(_ body: () throws -> Result) throws(Errno) -> Result {
         do {
             return try body()
         } catch let error as Errno {
@@ -69,7 +69,9 @@ enum SystemCall {
         }
     }
 
-    private static func valueOrErrno<I: FixedWidthInteger>(_ call: () -> I) throws(Errno) -> I {
+    /// Runs a system call that returns -1 and sets errno on failure, again while it is interrupted (EINTR), and
+    /// throws its typed `Errno` otherwise.
+    public static func valueOrErrno<I: FixedWidthInteger>(_ call: () -> I) throws(Errno) -> I {
         while true {
             let result = call()
             if result != -1 { return result }

@@ -1,12 +1,12 @@
 import Glibc
 
 /// An AF_UNIX socket address: a path, or a name in the abstract namespace, written `@name` as systemd writes it.
-struct UnixSocketAddress: Sendable {
+public struct UnixSocketAddress: Sendable {
     /// The bytes of `sun_path`: the path without a terminating NUL, or NUL and the abstract name.
     private let bytes: [UInt8]
 
     /// `@name`, or a path (relative ones too); nil for an empty name or path, or one that does not fit `sun_path`.
-    init?(_ text: String) {
+    public init?(_ text: String) {
         let utf8 = Array(text.utf8)
         bytes = utf8.first == UInt8(ascii: "@") ? [0] + utf8.dropFirst() : utf8
         guard !bytes.isEmpty, bytes != [0], bytes.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
@@ -16,7 +16,7 @@ struct UnixSocketAddress: Sendable {
 
     /// Calls `body` with the address as bind, connect and sendto take it. Its length covers exactly the bytes:
     /// an abstract name is as long as given, and a path may be passed without its NUL.
-    func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Result) rethrows -> Result {
+    public func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Result) rethrows -> Result {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
