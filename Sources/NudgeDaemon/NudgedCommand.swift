@@ -48,6 +48,8 @@ public struct NudgedCommand: AsyncParsableCommand {
             Under systemd (Type=notify; units/ has a user and a system unit) nudged tells $NOTIFY_SOCKET READY=1 \
             once it serves, WATCHDOG=1 every half WatchdogSec= while its scheduler answers, and STOPPING=1 on \
             SIGTERM. Without NOTIFY_SOCKET it sends nothing and sets no timer.
+
+            Exit status: 0 stopped cleanly; 1 any other failure; 3 the store cannot be used (locked by another             nudged, unreadable, or from a newer nudge); 4 the socket cannot be used (another nudged serves it, or             its directory is not yours alone); 64 bad arguments. The units do not restart nudged after 3, 4 or 64:             only a person can fix those.
             """
     )
 
@@ -148,12 +150,10 @@ public struct NudgedCommand: AsyncParsableCommand {
                 sinks: selection,
                 logger: logger
             ).run()
-        } catch let error as DaemonError {
-            FileHandle.standardError.write(Data("nudged: \(error.message)\n".utf8))
-            throw ExitCode.failure
-        } catch let error as StoreError {
-            FileHandle.standardError.write(Data("nudged: \(error.description)\n".utf8))
-            throw ExitCode.failure
+        } catch {
+            let failure = DaemonError.from(error)
+            FileHandle.standardError.write(Data("nudged: \(failure.description)\n".utf8))
+            throw ExitCode(failure.code.rawValue)
         }
     }
 
@@ -167,9 +167,29 @@ public struct NudgedCommand: AsyncParsableCommand {
     }
 }
 
-/// A start-up failure, said as one sentence.
-struct DaemonError: Error {
-    let message: String
+/// Why nudged could not start or had to stop: one sentence, and the exit status it ends with (`nudged --help`).
+struct DaemonError: Error, CustomStringConvertible {
+    enum Code: Int32 {
+        case failure = 1
+        case store = 3
+        case socket = 4
+    }
+
+    let code: Code
+    let description: String
+
+    static func socket(_ sentence: String) -> DaemonError {
+        DaemonError(code: .socket, description: sentence)
+    }
+
+    /// Whatever ended a run, with its status: a store that cannot be used is the store's; the rest is a failure.
+    static func from(_ error: any Error) -> DaemonError {
+        switch error {
+        case let error as DaemonError: error
+        case let error as StoreError: DaemonError(code: .store, description: error.description)
+        default: DaemonError(code: .failure, description: "\(error)")
+        }
+    }
 }
 
 /// One run of the service, from opening the store to removing the socket.

@@ -15,26 +15,26 @@ enum SocketDirectory {
                 attributes: [.posixPermissions: 0o700]
             )
         } catch {
-            throw DaemonError(message: "cannot create the socket directory \(directory): \(error.localizedDescription)")
+            throw DaemonError.socket("cannot create the socket directory \(directory): \(error.localizedDescription)")
         }
         var info = stat()
         do {
             _ = try SystemCall.valueOrErrno { lstat(directory, &info) }
         } catch {
-            throw DaemonError(message: "cannot inspect the socket directory \(directory): \(error)")
+            throw DaemonError.socket("cannot inspect the socket directory \(directory): \(error)")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else {
-            throw DaemonError(
-                message:
-                    "the socket directory \(directory) is not a directory owned by uid \(getuid()); remove it or choose another --socket"
+            throw DaemonError.socket(
+                "the socket directory \(directory) is not a directory owned by uid \(getuid()); "
+                    + "remove it or choose another --socket"
             )
         }
         if info.st_mode & 0o077 != 0 {
             do {
                 _ = try SystemCall.valueOrErrno { chmod(directory, 0o700) }
             } catch {
-                throw DaemonError(
-                    message: "cannot make the socket directory \(directory) private (chmod 0700): \(error)"
+                throw DaemonError.socket(
+                    "cannot make the socket directory \(directory) private (chmod 0700): \(error)"
                 )
             }
         }
@@ -44,14 +44,14 @@ enum SocketDirectory {
     static func removeStaleSocket(at path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         if isListening(path) {
-            throw DaemonError(
-                message: "another nudged is already serving \(path); stop it, or start this one with another --socket"
+            throw DaemonError.socket(
+                "another nudged is already serving \(path); stop it, or start this one with another --socket"
             )
         }
         do {
             try SystemCall.unlink(path)
         } catch  where error != .noSuchFileOrDirectory {
-            throw DaemonError(message: "cannot remove the stale socket \(path): \(error)")
+            throw DaemonError.socket("cannot remove the stale socket \(path): \(error)")
         } catch {
             // Gone already: what we wanted.
         }

@@ -105,9 +105,18 @@ import Testing
             Binaries.nudged,
             ["--store", sandbox.store, "--socket", sandbox.path + "/other.sock"]
         )
-        #expect(second.status != 0)
+        #expect(second.status == 3, "the store's exit status")
         #expect(second.stderr.contains(sandbox.store), "\(second.stderr)")
         #expect(second.stderr.contains("in use by process \(daemon.process.processIdentifier)"), "\(second.stderr)")
+
+        // Another store, the same socket: the socket's exit status.
+        let third = try await run(
+            Binaries.nudged,
+            ["--store", sandbox.path + "/other.plist", "--socket", sandbox.socket]
+        )
+        #expect(third.status == 4, "\(third.stderr)")
+        #expect(third.stderr.contains("another nudged is already serving \(sandbox.socket)"), "\(third.stderr)")
+        #expect(try await run(Binaries.nudged, ["--bogus"]).status == 64)
     }
 
     @Test func aCorruptStoreStopsTheDaemonAndIsLeftByteForByte() async throws {
@@ -117,7 +126,7 @@ import Testing
         let garbage = Data("GARBAGE, not a property list\n".utf8)
         _ = FileManager.default.createFile(atPath: sandbox.store, contents: garbage)
         let result = try await run(Binaries.nudged, ["--store", sandbox.store, "--socket", sandbox.socket])
-        #expect(result.status != 0)
+        #expect(result.status == 3)
         #expect(result.stderr.contains(sandbox.store), "\(result.stderr)")
         #expect(result.stderr.contains("bplist00"), "\(result.stderr)")
         #expect(FileManager.default.contents(atPath: sandbox.store) == garbage)

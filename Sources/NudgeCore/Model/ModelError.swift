@@ -1,4 +1,5 @@
-/// Why a change to the checklists was refused. Each case reads as a sentence a person can act on.
+/// The core's one error: why a change to the checklists was refused, or why a time a person typed cannot be read.
+/// Each reads as a sentence a person can act on.
 public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of refusal this is, for callers that map errors to API status codes.
     public enum Code: String, Sendable, Equatable {
@@ -9,6 +10,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case duplicateListID = "duplicate_list_id"
         case emptyText = "empty_text"
         case lastList = "last_list"
+        case timeNotUnderstood = "time_not_understood"
     }
 
     public let code: Code
@@ -50,6 +52,16 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         ModelError(
             code: .lastList,
             description: "\"\(name)\" is the only list and cannot be removed; add another list first"
+        )
+    }
+
+    /// A time input (`TimeInput`) of which `part` is not understood; the whole input when it is empty.
+    public static func timeNotUnderstood(_ part: String, in input: String) -> ModelError {
+        let reason = part.allSatisfy(\.isWhitespace) ? "it is empty" : "\"\(part)\" is not understood"
+        return ModelError(
+            code: .timeNotUnderstood,
+            description: "cannot read \"\(input)\" as a time: \(reason); "
+                + "try 2026-12-01T09:00, today 17:00, tomorrow 9am, fri 17:00, in 10m, +2h or now"
         )
     }
 }

@@ -35,12 +35,12 @@ public struct TimeInput: Sendable {
         self.timeZone = timeZone
     }
 
-    public func parse(_ text: String) throws(TimeInputError) -> Date {
+    public func parse(_ text: String) throws(ModelError) -> Date {
         let tokens = text.split(whereSeparator: \.isWhitespace).map { Token(text: String($0)) }
-        guard let first = tokens.first else { throw .empty(text) }
+        guard let first = tokens.first else { throw .timeNotUnderstood(text, in: text) }
 
         if first.key == "now" {
-            if tokens.count > 1 { throw .notUnderstood(tokens[1].text, in: text) }
+            if tokens.count > 1 { throw .timeNotUnderstood(tokens[1].text, in: text) }
             return now
         }
         if first.key == "in" {
@@ -56,33 +56,6 @@ public struct TimeInput: Sendable {
             return instant
         }
         return try dayAndTime(tokens, input: text)
-    }
-}
-
-/// Says which part of a time input was not understood, so the person can fix just that part.
-public struct TimeInputError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The whole input, as given.
-    public let input: String
-    /// The part not understood: a word, a number, or the whole input.
-    public let unrecognized: String
-
-    public init(input: String, unrecognized: String) {
-        self.input = input
-        self.unrecognized = unrecognized
-    }
-
-    public var description: String {
-        let reason = unrecognized.allSatisfy(\.isWhitespace) ? "it is empty" : "\"\(unrecognized)\" is not understood"
-        return "cannot read \"\(input)\" as a time: \(reason); "
-            + "try 2026-12-01T09:00, today 17:00, tomorrow 9am, fri 17:00, in 10m, +2h or now"
-    }
-
-    static func empty(_ input: String) -> TimeInputError {
-        TimeInputError(input: input, unrecognized: input)
-    }
-
-    static func notUnderstood(_ part: String, in input: String) -> TimeInputError {
-        TimeInputError(input: input, unrecognized: part)
     }
 }
 
@@ -134,7 +107,7 @@ extension TimeInput {
     }
 
     /// `in …` and `+…`: a sequence of amounts with units, glued (`1h30m`) or spaced (`1 hour 30 minutes`).
-    private func relative(_ tokens: [Token], lead: Token, input: String) throws(TimeInputError) -> Date {
+    private func relative(_ tokens: [Token], lead: Token, input: String) throws(ModelError) -> Date {
         // Bounds keep the arithmetic far from overflow and the result inside years 1...9999.
         let maxDigits = 9
         let maxSeconds = 10_000 * 366 * 86_400
@@ -143,13 +116,13 @@ extension TimeInput {
         var sawAmount = false
         var pending: (amount: Int, token: Token)?
 
-        func add(_ amount: Int, _ unit: Unit, naming token: Token) throws(TimeInputError) {
+        func add(_ amount: Int, _ unit: Unit, naming token: Token) throws(ModelError) {
             switch unit {
             case .elapsed(let perUnit):
-                guard amount <= maxSeconds / perUnit else { throw .notUnderstood(token.text, in: input) }
+                guard amount <= maxSeconds / perUnit else { throw .timeNotUnderstood(token.text, in: input) }
                 seconds += amount * perUnit
             case .calendarDays(let perUnit):
-                guard amount <= maxSeconds / 86_400 / perUnit else { throw .notUnderstood(token.text, in: input) }
+                guard amount <= maxSeconds / 86_400 / perUnit else { throw .timeNotUnderstood(token.text, in: input) }
                 days += amount * perUnit
             }
             sawAmount = true
@@ -157,7 +130,7 @@ extension TimeInput {
 
         for token in tokens {
             if let number = pending {
-                guard let unit = Unit(token.key) else { throw .notUnderstood(token.text, in: input) }
+                guard let unit = Unit(token.key) else { throw .timeNotUnderstood(token.text, in: input) }
                 try add(number.amount, unit, naming: number.token)
                 pending = nil
                 continue
@@ -171,25 +144,25 @@ extension TimeInput {
             scanner = Scanner(token.key)
             repeat {
                 guard let amount = scanner.number(maxDigits: maxDigits), let unit = Unit(scanner.letters()) else {
-                    throw .notUnderstood(token.text, in: input)
+                    throw .timeNotUnderstood(token.text, in: input)
                 }
                 try add(amount, unit, naming: token)
             } while !scanner.atEnd
         }
-        if let number = pending { throw .notUnderstood(number.token.text, in: input) }
-        guard sawAmount else { throw .notUnderstood(lead.text, in: input) }
+        if let number = pending { throw .timeNotUnderstood(number.token.text, in: input) }
+        guard sawAmount else { throw .timeNotUnderstood(lead.text, in: input) }
 
         var result = now
         if days > 0 {
             // Skipped for zero days, so `in 0d` during a repeated hour stays at now instead of its first occurrence.
             guard let shifted = local.adding(days: days, to: now) else {
-                throw .notUnderstood(tokens.map(\.text).joined(separator: " "), in: input)
+                throw .timeNotUnderstood(tokens.map(\.text).joined(separator: " "), in: input)
             }
             result = shifted
         }
         result += TimeInterval(seconds)
         guard result.timeIntervalSince1970 < Self.endOfYear9999 else {
-            throw .notUnderstood(tokens.map(\.text).joined(separator: " "), in: input)
+            throw .timeNotUnderstood(tokens.map(\.text).joined(separator: " "), in: input)
         }
         return result
     }
@@ -207,21 +180,21 @@ extension TimeInput {
     }
 
     /// One ISO 8601 token with `T`; nil when the token does not start that way, thrown when it does but is invalid.
-    private func isoDateTime(_ token: Token, input: String) throws(TimeInputError) -> Date? {
+    private func isoDateTime(_ token: Token, input: String) throws(ModelError) -> Date? {
         var scanner = Scanner(token.key)
         guard scanner.looksLikeDate, scanner.peek(at: 10) == UInt8(ascii: "t") else { return nil }
         guard let days = scanner.isoDate(), scanner.consume("t"), let parsed = scanner.isoTime(), scanner.atEnd
-        else { throw .notUnderstood(token.text, in: input) }
+        else { throw .timeNotUnderstood(token.text, in: input) }
         return resolve(days: days, time: parsed.time, offset: parsed.offset)
     }
 
     /// `[day] [at] [time]` in either order, or one ISO date-time token; nothing may follow a complete instant.
-    private func dayAndTime(_ tokens: [Token], input: String) throws(TimeInputError) -> Date {
+    private func dayAndTime(_ tokens: [Token], input: String) throws(ModelError) -> Date {
         var day: Day?
         var time: TimeOfDay?
         var index = 0
         if let instant = try isoDateTime(tokens[0], input: input) {
-            guard tokens.count == 1 else { throw .notUnderstood(tokens[1].text, in: input) }
+            guard tokens.count == 1 else { throw .timeNotUnderstood(tokens[1].text, in: input) }
             return instant
         }
         while index < tokens.count {
@@ -239,7 +212,7 @@ extension TimeInput {
                     continue
                 }
             }
-            throw .notUnderstood(token.text, in: input)
+            throw .timeNotUnderstood(token.text, in: input)
         }
 
         let today = LocalTime.floorDiv(local.wallClock(at: now).wall, 86_400)
@@ -279,7 +252,7 @@ extension TimeInput {
         _ tokens: [Token],
         at index: Int,
         input: String
-    ) throws(TimeInputError) -> (time: TimeOfDay, used: Int)? {
+    ) throws(ModelError) -> (time: TimeOfDay, used: Int)? {
         let key = tokens[index].key
         if key == "noon" { return (TimeOfDay(hour: 12, minute: 0, second: 0), 1) }
         if key == "midnight" { return (TimeOfDay(hour: 0, minute: 0, second: 0), 1) }
@@ -310,7 +283,7 @@ extension TimeInput {
         var hour24 = hour
         switch meridiem {
         case "am", "pm":
-            guard (1...12).contains(hour) else { throw .notUnderstood(text, in: input) }
+            guard (1...12).contains(hour) else { throw .timeNotUnderstood(text, in: input) }
             hour24 = hour % 12 + (meridiem == "pm" ? 12 : 0)
         case "":
             // A bare number is too ambiguous to guess between 24-hour and 12-hour.
@@ -318,7 +291,7 @@ extension TimeInput {
         default:
             return nil
         }
-        guard hour24 < 24, minute < 60, second < 60 else { throw .notUnderstood(text, in: input) }
+        guard hour24 < 24, minute < 60, second < 60 else { throw .timeNotUnderstood(text, in: input) }
         return (TimeOfDay(hour: hour24, minute: minute, second: second), used)
     }
 }

@@ -50,7 +50,7 @@ struct APIFailure: Error {
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList: .conflict
-                case .emptyText, .unknownIcon: .badRequest
+                case .emptyText, .unknownIcon, .timeNotUnderstood: .badRequest
                 }
             return APIFailure(status: status, code: error.code.rawValue, message: error.description)
         case let error as StoreError:
