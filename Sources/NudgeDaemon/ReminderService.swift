@@ -137,13 +137,9 @@ actor ReminderService {
 
     func addItem(_ request: Components.Schemas.NewItem) async throws -> Components.Schemas.Item {
         let listID = try resolveList(id: request.listID, name: request.list) ?? book.library.lists[0].listID
+        let (dueDate, shouldRemind) = request.reminder
         let item = try await perform { (book) throws(ModelError) in
-            try book.addItem(
-                text: request.text,
-                listID: listID,
-                dueDate: request.dueDate?.date,
-                shouldRemind: request.shouldRemind ?? (request.dueDate != nil)
-            )
+            try book.addItem(text: request.text, listID: listID, dueDate: dueDate, shouldRemind: shouldRemind)
         }
         return try self.item(item.itemID)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import NudgeAPI
 import NudgeCore
 
@@ -8,5 +9,12 @@ extension IconName {
     init?(requested name: String?) throws(ModelError) {
         guard let name else { return nil }
         try self.init(validating: name)
+    }
+}
+
+extension Components.Schemas.NewItem {
+    /// The due date, and whether to remind: by default, when there is a due date.
+    var reminder: (dueDate: Date?, shouldRemind: Bool) {
+        (dueDate?.date, shouldRemind ?? (dueDate != nil))
     }
 }
