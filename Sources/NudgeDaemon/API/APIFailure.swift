@@ -82,9 +82,6 @@ struct APIFailure: Error {
         if let decoding = error.underlyingError as? DecodingError {
             return .badRequest("invalid_body", describe(decoding))
         }
-        if error.request.method != .get && error.requestBody == nil {
-            return .badRequest("invalid_body", "the request needs a JSON body")
-        }
         return .badRequest(
             "invalid_request",
             "\(error.causeDescription); send JSON with Content-Type: application/json"
