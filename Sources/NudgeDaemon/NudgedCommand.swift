@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import NudgeAPI
 import NudgeCore
 import NudgeSinks
@@ -49,7 +50,10 @@ public struct NudgedCommand: AsyncParsableCommand {
             once it serves, WATCHDOG=1 every half WatchdogSec= while its scheduler answers, and STOPPING=1 on \
             SIGTERM. Without NOTIFY_SOCKET it sends nothing and sets no timer.
 
-            Exit status: 0 stopped cleanly; 1 any other failure; 3 the store cannot be used (locked by another             nudged, unreadable, or from a newer nudge); 4 the socket cannot be used (another nudged serves it, or             its directory is not yours alone); 64 bad arguments. The units do not restart nudged after 3, 4 or 64:             only a person can fix those.
+            Exit status: 0 stopped cleanly; 1 any other failure; 3 the store cannot be used (locked by another \
+            nudged, unreadable, or from a newer nudge); 4 the socket cannot be used (another nudged serves it, its \
+            directory is not yours alone, or it cannot be bound); 64 bad arguments. The units do not restart \
+            nudged after 3, 4 or 64: only a person can fix those.
             """
     )
 
@@ -187,6 +191,10 @@ struct DaemonError: Error, CustomStringConvertible {
         switch error {
         case let error as DaemonError: error
         case let error as StoreError: DaemonError(code: .store, description: error.description)
+        // What binding the API's socket can raise.
+        case let error as IOError: DaemonError(code: .socket, description: "cannot serve the socket: \(error)")
+        case let error as SocketAddressError:
+            DaemonError(code: .socket, description: "cannot serve the socket: \(error)")
         default: DaemonError(code: .failure, description: "\(error)")
         }
     }

@@ -12,6 +12,8 @@ import NudgeStore
 /// durable. If a write fails, the book is reloaded from what the store holds, so memory never runs ahead of disk.
 actor ReminderService {
     private var book: ReminderBook
+    /// Counts reloads of `book` after failed writes: an operation applied to an older one is void.
+    private var generation = 0
     private let writer: StoreWriter
     private let sinks: [SinkQueue]
     let events: EventHub
@@ -54,7 +56,7 @@ actor ReminderService {
     private func restore() async throws {
         let outcome = book.start()
         setTimer(outcome.actions)
-        try await writer.commit(outcome.changes)
+        try await writer.commit(outcome.changes, generation: generation)
         carryOut(outcome)
     }
 
@@ -195,35 +197,41 @@ actor ReminderService {
         _ operation: (inout ReminderBook) throws(ModelError) -> (Value, ReminderBook.Outcome)
     ) async throws -> Value {
         let (value, outcome) = try operation(&book)
+        let appliedTo = generation
         // Now, in the order the scheduler decided, rather than after the commit: operations may finish their
         // commits in another order than they were applied.
         setTimer(outcome.actions)
         do {
-            try await writer.commit(outcome.changes)
+            try await writer.commit(outcome.changes, generation: appliedTo)
         } catch {
-            await resynchronize(after: error)
+            await resynchronize(after: error, appliedTo: appliedTo)
             throw error
         }
         carryOut(outcome)
         return value
     }
 
-    /// A write failed: what is in memory may be ahead of disk, so start again from what is durable. Only the
-    /// first failed operation to get here reloads; the writer refuses commits until then.
-    private func resynchronize(after error: any Error) async {
-        let durable = writer.store.library
-        guard durable != book.library else {
-            writer.resynchronized()
-            return
-        }
+    /// A write failed: what is in memory may be ahead of disk, so start again from what is durable. Of the
+    /// operations applied to one generation of the book, only the first to get here reloads (the others' changes
+    /// failed with it); the writer refuses commits until then, and commits from older generations after.
+    private func resynchronize(after error: any Error, appliedTo: Int) async {
+        guard appliedTo == generation else { return }
         logger.error("saving failed (\(error)); reloading the last saved state")
-        book = ReminderBook(library: durable, clock: book.clock, catchUpWindow: book.scheduler.catchUpWindow)
-        writer.resynchronized()
+        generation += 1
+        book = ReminderBook(
+            library: writer.store.library,
+            clock: book.clock,
+            catchUpWindow: book.scheduler.catchUpWindow
+        )
+        writer.resynchronized(generation: generation)
         // The new book has nothing pending yet: schedule the reminders of what is durable, as at start.
         do {
             try await restore()
         } catch {
-            logger.error("could not record reminders fired while reloading: \(error)")
+            // The disk still fails. Reminders that fell due meanwhile were not delivered; their firing is not
+            // durable, so the next start delivers them. Let later changes try the disk again.
+            logger.error("could not record reminders that fell due while reloading: \(error)")
+            writer.resynchronized(generation: generation)
         }
     }
 

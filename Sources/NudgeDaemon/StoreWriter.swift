@@ -9,7 +9,9 @@ import Synchronization
 /// in the next one, and each caller resumes only once its changes are on disk.
 ///
 /// When a write fails, its changes and every change queued behind it (computed on top of them) fail, and so does
-/// every later commit until `resynchronized()`: the service must first reload what is durable.
+/// every later commit until `resynchronized(generation:)`: the service must first reload what is durable. Each
+/// commit names the generation of the state its changes were computed on; after a reload, a commit from an older
+/// generation is refused too, however late it arrives.
 final class StoreWriter: Sendable {
     /// Starts a drain of the waiting commits somewhere it may block on fsync: off the event loops, and off
     /// Dispatch (see `NudgedCommand.mainOnEventLoops()`). Tests pass one that holds the drain back.
@@ -23,6 +25,10 @@ final class StoreWriter: Sendable {
         var waiting: [(changes: [ChecklistChange], continuation: CheckedContinuation<Void, any Error>)] = []
         var writing = false
         var failure: StoreError?
+        /// The generation of the service's state that commits must come from.
+        var generation = 0
+        /// Why the last generation ended, for commits that arrive from it late.
+        var lastFailure: StoreError?
         var writes = 0
     }
 
@@ -43,11 +49,12 @@ final class StoreWriter: Sendable {
     /// How many commits wait for the next write.
     var queuedCount: Int { state.withLock { $0.waiting.count } }
 
-    func commit(_ changes: [ChecklistChange]) async throws {
+    /// Waits until `changes`, computed on generation `generation` of the service's state, are durable.
+    func commit(_ changes: [ChecklistChange], generation: Int) async throws {
         guard !changes.isEmpty else { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let startWriting: Bool = state.withLock { state in
-                if let failure = state.failure {
+                if let failure = state.failure ?? (generation == state.generation ? nil : state.lastFailure) {
                     continuation.resume(throwing: failure)
                     return false
                 }
@@ -60,9 +67,13 @@ final class StoreWriter: Sendable {
         }
     }
 
-    /// The service has reloaded the durable state: commits may go ahead again.
-    func resynchronized() {
-        state.withLock { $0.failure = nil }
+    /// The service has reloaded the durable state as `generation`: commits from it may go ahead.
+    func resynchronized(generation: Int) {
+        state.withLock { state in
+            state.generation = generation
+            state.lastFailure = state.failure ?? state.lastFailure
+            state.failure = nil
+        }
     }
 
     private func drain() {

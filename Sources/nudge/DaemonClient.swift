@@ -100,16 +100,20 @@ struct DaemonClient: Sendable {
 
     /// What a failed operation means to the person at the terminal.
     private func failure(_ error: any Error) -> CLIError {
-        let clientError = error as? ClientError
-        let cause = clientError?.underlyingError ?? error
-        switch cause {
+        switch error {
         case let error as CLIError:
             return error
-        case _ where clientError?.response != nil:
+        case let error as ClientError where error.underlyingError is CLIError:
+            return failure(error.underlyingError)
+        case let error as ClientError where error.response == nil:
+            // No answer: the connection failed.
+            return .unreachable(socketPath, reason: Self.reason(for: error.underlyingError, socketPath: socketPath))
+        case let error as ClientError:
             // The daemon answered, but not as the document says.
-            return .unreadableAnswer(from: socketPath, clientError.map { "\($0.causeDescription): \(cause)" } ?? "")
+            return .unreadableAnswer(from: socketPath, "\(error.causeDescription): \(error.underlyingError)")
         default:
-            return .unreachable(socketPath, reason: Self.reason(for: cause, socketPath: socketPath))
+            // The generated output held another answer than the one asked for (`.ok` of a 201, say).
+            return .unreadableAnswer(from: socketPath, "\(error)")
         }
     }
 

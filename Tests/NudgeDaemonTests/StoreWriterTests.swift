@@ -28,7 +28,7 @@ import Testing
                 )
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for change in changes { group.addTask { try await writer.commit([change]) } }
+                for change in changes { group.addTask { try await writer.commit([change], generation: 0) } }
                 // Let every commit queue up, then let the writer run.
                 while writer.queuedCount < changes.count { await Task.yield() }
                 let drains = held.withLock { $0 }
@@ -46,11 +46,13 @@ import Testing
             let writer = StoreWriter(store: store)
             // An edit of an item that does not exist is refused by the store: a failed write without I/O tricks.
             let bad = ChecklistChange.removeItem(itemID: 42)
-            await #expect(throws: StoreError.self) { try await writer.commit([bad]) }
+            await #expect(throws: StoreError.self) { try await writer.commit([bad], generation: 0) }
             let good = ChecklistChange.putItem(ChecklistItem(itemID: 1, text: "ok", createdAt: Date()), listID: 1)
-            await #expect(throws: StoreError.self) { try await writer.commit([good]) }
-            writer.resynchronized()
-            try await writer.commit([good])
+            await #expect(throws: StoreError.self) { try await writer.commit([good], generation: 0) }
+            writer.resynchronized(generation: 1)
+            // A change computed before the reload is void, however late it comes; one computed after goes through.
+            await #expect(throws: StoreError.self) { try await writer.commit([good], generation: 0) }
+            try await writer.commit([good], generation: 1)
             #expect(store.library.itemCount == 1)
         }
     }
