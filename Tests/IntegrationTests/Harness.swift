@@ -190,8 +190,8 @@ struct Sandbox: Sendable {
         if let due, date(item?["pendingDue"]).map({ abs($0.timeIntervalSince(due)) < 1 }) != true {
             throw Failure(
                 "item \(itemID), due \(iso(due)), has no reminder pending: nudged got the add only at "
-                    + "\(item?["updatedAt"] ?? "?"), after its due instant; the machine is slower than the lead of "
-                    + "\(lead) s allows"
+                    + "\(item?["updatedAt"] ?? "?"), after its due instant; the machine is slower than the "
+                    + "test's lead (dueSoon) allows"
             )
         }
         return itemID
@@ -417,8 +417,8 @@ func wholeSecond(after seconds: TimeInterval) -> Date {
 /// been seen to take over 1.5 s.
 let lead: TimeInterval = 3
 
-/// A due instant a test waits for: `lead` ahead, on a whole second.
-func dueSoon() -> Date { wholeSecond(after: lead) }
+/// A due instant a test waits for: `lead` ahead (or `ahead`, for a test whose adds take longer), on a whole second.
+func dueSoon(ahead: TimeInterval = lead) -> Date { wholeSecond(after: ahead) }
 
 /// An --on-fire command that records each run, for item N, in fired-N.time (when, seconds since 1970),
 /// fired-N.args (its arguments) and fired-N.env (its environment), NUL-separated so any text survives.
