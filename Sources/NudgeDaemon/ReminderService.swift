@@ -107,7 +107,12 @@ actor ReminderService {
         guard let item = book.library.item(id: itemID), let list = book.library.list(containing: itemID) else {
             throw ModelError.unknownItem(itemID)
         }
-        return Components.Schemas.Item(item, list: list, pendingDue: book.scheduler.pendingReminder(for: itemID)?.due)
+        return wire(item, in: list)
+    }
+
+    /// An item as the API shows it: with its list, and its pending reminder's instant.
+    private func wire(_ item: ChecklistItem, in list: Checklist) -> Components.Schemas.Item {
+        Components.Schemas.Item(item, list: list, pendingDue: book.scheduler.pendingReminder(for: item.itemID)?.due)
     }
 
     /// Items of one list or all lists; unchecked ones only unless `includeChecked`.
@@ -119,11 +124,7 @@ actor ReminderService {
         }
         return lists.flatMap { list in
             list.items.filter { includeChecked || !$0.checked }.map {
-                Components.Schemas.Item(
-                    $0,
-                    list: list,
-                    pendingDue: book.scheduler.pendingReminder(for: $0.itemID)?.due
-                )
+                wire($0, in: list)
             }
         }
     }
