@@ -112,6 +112,7 @@ let package = Package(
                 "NudgeDaemon", "NudgeStore", "NudgeCore", "NudgeAPI", "NudgeSinks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Runs the real nudged and nudge binaries; `swift build` first, so both exist.

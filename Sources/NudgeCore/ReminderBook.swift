@@ -16,6 +16,15 @@ public struct ReminderBook: Sendable {
         public var actions: [SchedulerAction] = []
         public var events: [ReminderEvent] = []
 
+        public init() {}
+
+        init(changes: [ChecklistChange]) {
+            self.changes = changes
+        }
+
+        /// Nothing to persist, do or report: a read, or an operation that changed nothing.
+        public var isEmpty: Bool { changes.isEmpty && actions.isEmpty && events.isEmpty }
+
         public var deliveries: [Delivery] { SchedulerOutput(actions: actions).deliveries }
 
         mutating func append(_ output: SchedulerOutput) {

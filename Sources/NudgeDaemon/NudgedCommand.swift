@@ -223,7 +223,6 @@ struct Daemon {
             sinks: sinks.sinks,
             logger: logger
         )
-        try await service.start()
         try SocketDirectory.removeStaleSocket(at: paths.socket)
         let systemd = SystemdService(
             environment: systemdEnvironment,
@@ -238,32 +237,17 @@ struct Daemon {
         logger.notice(
             "nudged serving \(paths.socket) (\(paths.runtimeDirectoryReason)); store \(paths.store); \(sinks.summary)"
         )
-        // Services stop in reverse order: the scheduler first, which ends every event stream (a server waiting for
-        // a `watch` client's endless stream would never finish), then the server, finishing requests in flight.
-        // Before both, systemd hears STOPPING=1.
+        // Services stop in reverse order. systemd hears STOPPING=1 first; then the server stops taking connections,
+        // ends the event streams and finishes the requests in flight, which the service still answers; last the
+        // service finishes its commits under way and lets the sinks finish.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [server, SchedulerService(service: service)] + (systemd.map { [$0] } ?? []),
+                services: [service, server] + (systemd.map { [$0] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
         )
         try await group.run()
         logger.notice("nudged stopped; every acknowledged change is on disk")
-    }
-}
-
-/// The service's timer loop, inside the service group: each wake-up of the timer advances the scheduler, until
-/// shutdown begins; then it stops the timer, ends the event streams and lets the sinks finish.
-struct SchedulerService: Service {
-    let service: ReminderService
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            for await _ in service.wakeUps {
-                await service.advance()
-            }
-        }
-        await service.stop()
     }
 }

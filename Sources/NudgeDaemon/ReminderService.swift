@@ -4,26 +4,27 @@ import NudgeAPI
 import NudgeCore
 import NudgeSinks
 import NudgeStore
+import ServiceLifecycle
 
-/// The heart of nudged: owns the checklists and their reminders, and turns each request or timer wake-up into a
-/// durable change, then into deliveries, withdrawals, events and a re-armed timer.
+/// The heart of nudged: owns the checklists and their reminders, and turns each input (a request, or a wake-up of
+/// the timer because an instant came or the wall clock was set) into a durable change, then into deliveries,
+/// withdrawals, events and a re-armed timer.
 ///
-/// Every operation is applied to the in-memory book first, in actor order, and answered only once its changes are
-/// durable. If a write fails, the book is reloaded from what the store holds, so memory never runs ahead of disk.
-actor ReminderService {
-    private var book: ReminderBook
-    /// Counts reloads of `book` after failed writes: an operation applied to an older one is void.
-    private var generation = 0
+/// A loop over one stream of inputs, run in the service group. Only the loop holds the book: it applies each input
+/// in arrival order, at once, and sets the timer as the scheduler decided. A change is answered only once it is
+/// durable; the loop does not wait for that itself, so changes that arrive during a write go to disk together in
+/// the next one (group commit). If a write fails, the loop reloads the book from what the store holds, so memory
+/// never runs ahead of disk for long, and nothing is acknowledged that is not on disk.
+final class ReminderService: Service {
+    let events = EventHub()
     private let writer: StoreWriter
     private let sinks: [SinkQueue]
-    let events: EventHub
+    private let clock: any WallClock
+    private let catchUpWindow: TimeInterval
     private let logger: Logger
     private let makeTimer: MakeTimer
-    private var timer: (any ReminderTimer)?
-    /// The timer's wake-ups (its instant came, or the wall clock was set), for `SchedulerService`'s loop; waiting
-    /// wake-ups coalesce into one.
-    nonisolated let wakeUps: AsyncStream<Void>
-    private let wakeUp: AsyncStream<Void>.Continuation
+    private let inputs: AsyncStream<Input>
+    private let input: AsyncStream<Input>.Continuation
 
     /// Makes the timer, given what it calls when it wakes.
     typealias MakeTimer = @Sendable (_ onWake: @escaping @Sendable () -> Void) throws -> any ReminderTimer
@@ -36,39 +37,107 @@ actor ReminderService {
         logger: Logger,
         timer makeTimer: @escaping MakeTimer = { try WallClockTimer(onWake: $0) }
     ) {
-        book = ReminderBook(library: store.library, clock: clock, catchUpWindow: catchUpWindow)
         writer = StoreWriter(store: store)
-        self.makeTimer = makeTimer
         self.sinks = sinks.map { SinkQueue($0, logger: logger) }
-        events = EventHub()
+        self.clock = clock
+        self.catchUpWindow = catchUpWindow
         self.logger = logger
-        (wakeUps, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.makeTimer = makeTimer
+        (inputs, input) = AsyncStream.makeStream()
     }
 
-    /// Schedules what the store holds, fires late or reports missed what fell due while nudged was down, and starts
-    /// the timer.
-    func start() async throws {
-        timer = try makeTimer { [wakeUp] in wakeUp.yield() }
-        try await restore()
+    /// What the loop takes, in order.
+    private enum Input: Sendable {
+        /// A request: reads or changes the book, and returns the commit it made, if any; or, if nudged stops
+        /// before its turn, is told so.
+        case request(apply: @Sendable (inout State) -> Commit?, refuse: @Sendable () -> Void)
+        /// The timer's instant came, or the wall clock was set.
+        case wakeUp
+        /// A commit computed on generation `appliedTo` failed; `done` is resumed once the book is reloaded.
+        case writeFailed(appliedTo: Int, error: any Error, done: CheckedContinuation<Void, Never>)
     }
 
-    /// Schedules what the store holds, as `start` and a reload after a failed write do.
-    private func restore() async throws {
-        let outcome = book.start()
-        setTimer(outcome.actions)
-        try await writer.commit(outcome.changes, generation: generation)
-        carryOut(outcome)
+    /// What only the loop touches.
+    private struct State {
+        var book: ReminderBook
+        /// Counts reloads of `book` after failed writes: a commit computed on an older one is void.
+        var generation = 0
+        let timer: any ReminderTimer
+
+        /// Sets the timer as the scheduler decided, in the order operations are applied (their commits may finish
+        /// in another order), and wraps the outcome for the writer. The scheduler's actions are the only say in
+        /// when nudged wakes.
+        func commit(
+            _ outcome: ReminderBook.Outcome,
+            answer: @escaping @Sendable (Result<Void, any Error>) -> Void
+        ) -> Commit {
+            for action in outcome.actions {
+                switch action {
+                case .armTimer(let instant): timer.arm(at: instant)
+                case .disarmTimer: timer.arm(at: nil)
+                case .deliver, .withdraw: break
+                }
+            }
+            return Commit(outcome: outcome, generation: generation, answer: answer)
+        }
     }
 
-    /// Stops the timer and gives the sinks a moment to finish what they were handed; every acknowledged change is
-    /// already durable.
-    func stop() async {
-        timer?.stop()
-        timer = nil
-        wakeUp.finish()
-        events.finish()
+    /// An applied operation on its way to disk, and what follows once it is there, or is not.
+    private struct Commit: Sendable {
+        var outcome: ReminderBook.Outcome
+        var generation: Int
+        /// Tells whoever asked: after the outcome is carried out, or after the reload a failure caused.
+        var answer: @Sendable (Result<Void, any Error>) -> Void
+        /// False for the restore after a reload: the disk may still fail, and reloading again would never end.
+        var reloadsOnFailure = true
+    }
+
+    /// Schedules what the store holds, fires late or reports missed what fell due while nudged was down, then takes
+    /// inputs until graceful shutdown; then finishes the commits under way, lets the sinks finish and stops the
+    /// timer. (The server ends the event streams as it stops, before this.)
+    func run() async throws {
+        do {
+            try await takeInputs()
+        } catch {
+            await refuseInputsLeft()
+            throw error
+        }
+        await refuseInputsLeft()
+    }
+
+    private func takeInputs() async throws {
+        let timer = try makeTimer { [input] in input.yield(.wakeUp) }
+        defer { timer.stop() }
+        var state = State(book: newBook(), timer: timer)
+        // Before the first request, which waits in the stream: a store that cannot record this stops nudged.
+        let start = state.commit(state.book.start()) { _ in }
+        try await writer.commit(start.outcome.changes, generation: start.generation)
+        carryOut(start.outcome)
+
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await next in inputs {
+                    guard let commit = take(next, &state) else { continue }
+                    group.addTask { await self.complete(commit) }
+                }
+            }
+        } onGracefulShutdown: { [input] in
+            input.finish()
+        }
         await withTaskGroup(of: Void.self) { group in
             for sink in sinks { group.addTask { await sink.finish(within: Self.sinkDrainTimeout) } }
+        }
+    }
+
+    /// Answers what is still in the stream once the loop has ended, so no request waits for ever.
+    private func refuseInputsLeft() async {
+        input.finish()
+        for await next in inputs {
+            switch next {
+            case .request(_, let refuse): refuse()
+            case .wakeUp: break
+            case .writeFailed(_, _, let done): done.resume()
+            }
         }
     }
 
@@ -76,175 +145,189 @@ actor ReminderService {
     /// expectations of a clean stop.
     static let sinkDrainTimeout: Duration = .seconds(1)
 
-    /// The timer fired or the wall clock was set.
-    func advance() async {
-        do {
-            try await performChange { book in book.advance() }
-        } catch {
-            logger.error("could not record fired reminders: \(error)")
-        }
-    }
-
     // MARK: Reading
 
-    var library: ChecklistLibrary { book.library }
-    var pending: [Reminder] { book.scheduler.pendingReminders }
-
-    func health(socket: String) -> Components.Schemas.Health {
-        Components.Schemas.Health(
-            status: "ok",
-            pid: getpid(),
-            store: writer.store.path,
-            socket: socket,
-            items: book.library.itemCount,
-            pending: book.scheduler.pendingCount,
-            nextDue: book.scheduler.nextDue.map(Instant.init),
-            watchers: events.subscriberCount
-        )
-    }
-
-    func item(_ itemID: Int) throws(ModelError) -> Components.Schemas.Item {
-        guard let item = book.library.item(id: itemID), let list = book.library.list(containing: itemID) else {
-            throw ModelError.unknownItem(itemID)
+    func health(socket: String) async throws -> Components.Schemas.Health {
+        try await read { [writer, events] book in
+            Components.Schemas.Health(
+                status: "ok",
+                pid: getpid(),
+                store: writer.store.path,
+                socket: socket,
+                items: book.library.itemCount,
+                pending: book.scheduler.pendingCount,
+                nextDue: book.scheduler.nextDue.map(Instant.init),
+                watchers: events.subscriberCount
+            )
         }
-        return wire(item, in: list)
     }
 
-    /// An item as the API shows it: with its list, and its pending reminder's instant.
-    private func wire(_ item: ChecklistItem, in list: Checklist) -> Components.Schemas.Item {
-        Components.Schemas.Item(item, list: list, pendingDue: book.scheduler.pendingReminder(for: item.itemID)?.due)
+    var library: ChecklistLibrary { get async throws { try await read(\.library) } }
+    var pending: [Reminder] { get async throws { try await read(\.scheduler.pendingReminders) } }
+
+    func item(_ itemID: Int) async throws -> Components.Schemas.Item {
+        try await read { book in try book.wireItem(itemID) }
     }
 
     /// Items of one list or all lists; unchecked ones only unless `includeChecked`.
-    func items(listName: String?, includeChecked: Bool) throws(ModelError) -> [Components.Schemas.Item] {
-        var lists = book.library.lists
-        if let listName {
-            guard let list = book.library.list(named: listName) else { throw ModelError.unknownList(named: listName) }
-            lists = [list]
-        }
-        return lists.flatMap { list in
-            list.items.filter { includeChecked || !$0.checked }.map {
-                wire($0, in: list)
+    func items(listName: String?, includeChecked: Bool) async throws -> [Components.Schemas.Item] {
+        try await read { book in
+            var lists = book.library.lists
+            if let listName {
+                guard let list = book.library.list(named: listName) else {
+                    throw ModelError.unknownList(named: listName)
+                }
+                lists = [list]
+            }
+            return lists.flatMap { list in
+                list.items.filter { includeChecked || !$0.checked }.map { book.wire($0, in: list) }
             }
         }
     }
 
-    func lists() -> [Components.Schemas.List] { book.library.lists.map(Components.Schemas.List.init) }
-
-    func list(_ listID: Int) throws(ModelError) -> Components.Schemas.List {
-        guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
-        return Components.Schemas.List(list)
+    func lists() async throws -> [Components.Schemas.List] {
+        try await read { book in book.library.lists.map(Components.Schemas.List.init) }
     }
 
     // MARK: Changing
 
     func addItem(_ request: Components.Schemas.NewItem) async throws -> Components.Schemas.Item {
-        let listID = try resolveList(id: request.listID, name: request.list) ?? book.library.lists[0].listID
-        let (dueDate, shouldRemind) = request.reminder
-        let item = try await perform { (book) throws(ModelError) in
-            try book.addItem(text: request.text, listID: listID, dueDate: dueDate, shouldRemind: shouldRemind)
+        try await perform { book in
+            let listID = try book.listID(id: request.listID, name: request.list) ?? book.library.lists[0].listID
+            let (dueDate, shouldRemind) = request.reminder
+            let (item, outcome) = try book.addItem(
+                text: request.text,
+                listID: listID,
+                dueDate: dueDate,
+                shouldRemind: shouldRemind
+            )
+            return (try book.wireItem(item.itemID), outcome)
         }
-        return try self.item(item.itemID)
     }
 
     func editItem(_ itemID: Int, _ patch: ItemPatch) async throws -> Components.Schemas.Item {
-        var edit = patch.edit
-        edit.listID = try resolveList(id: edit.listID, name: patch.list)
-        _ = try await perform { (book) throws(ModelError) in try book.editItem(itemID: itemID, edit) }
-        return try item(itemID)
+        try await perform { book in
+            var edit = patch.edit
+            edit.listID = try book.listID(id: edit.listID, name: patch.list)
+            let (_, outcome) = try book.editItem(itemID: itemID, edit)
+            return (try book.wireItem(itemID), outcome)
+        }
     }
 
     func removeItem(_ itemID: Int) async throws {
-        try await performChange { (book) throws(ModelError) in try book.removeItem(itemID: itemID) }
+        try await perform { book in ((), try book.removeItem(itemID: itemID)) }
     }
 
     func addList(_ request: Components.Schemas.NewList) async throws -> Components.Schemas.List {
         let icon = try IconName(requested: request.iconName) ?? .noIcon
-        let list = try await perform { (book) throws(ModelError) in try book.addList(name: request.name, iconName: icon)
+        return try await perform { book in
+            let (list, outcome) = try book.addList(name: request.name, iconName: icon)
+            return (Components.Schemas.List(list), outcome)
         }
-        return try self.list(list.listID)
     }
 
     func updateList(_ listID: Int, _ patch: Components.Schemas.ListPatch) async throws -> Components.Schemas.List {
         let icon = try IconName(requested: patch.iconName)
-        try await performChange { (book) throws(ModelError) in
-            try book.updateList(listID: listID, name: patch.name, iconName: icon)
+        return try await perform { book in
+            let outcome = try book.updateList(listID: listID, name: patch.name, iconName: icon)
+            guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
+            return (Components.Schemas.List(list), outcome)
         }
-        return try list(listID)
     }
 
     func removeList(_ listID: Int) async throws {
-        try await performChange { (book) throws(ModelError) in try book.removeList(listID: listID) }
+        try await perform { book in ((), try book.removeList(listID: listID)) }
     }
 
-    // MARK: Private
+    // MARK: The loop
 
-    private func resolveList(id: Int?, name: String?) throws(ModelError) -> Int? {
-        if let id { return id }
-        guard let name else { return nil }
-        guard let list = book.library.list(named: name) else { throw ModelError.unknownList(named: name) }
-        return list.listID
-    }
-
-    /// `perform` for operations that produce no value.
-    private func performChange(
-        _ operation: (inout ReminderBook) throws(ModelError) -> ReminderBook.Outcome
-    ) async throws {
-        _ = try await perform { (book) throws(ModelError) in ((), try operation(&book)) }
-    }
-
-    /// Applies an operation in memory, waits until its changes are durable, then carries out what it decided.
-    private func perform<Value>(
-        _ operation: (inout ReminderBook) throws(ModelError) -> (Value, ReminderBook.Outcome)
+    /// Reads the book in the loop's turn, after every change that arrived before.
+    private func read<Value: Sendable>(
+        _ body: @escaping @Sendable (ReminderBook) throws -> Value
     ) async throws -> Value {
-        let (value, outcome) = try operation(&book)
-        let appliedTo = generation
-        // Now, in the order the scheduler decided, rather than after the commit: operations may finish their
-        // commits in another order than they were applied.
-        setTimer(outcome.actions)
-        do {
-            try await writer.commit(outcome.changes, generation: appliedTo)
-        } catch {
-            await resynchronize(after: error, appliedTo: appliedTo)
-            throw error
-        }
-        carryOut(outcome)
-        return value
+        try await perform { book in (try body(book), ReminderBook.Outcome()) }
     }
 
-    /// A write failed: what is in memory may be ahead of disk, so start again from what is durable. Of the
-    /// operations applied to one generation of the book, only the first to get here reloads (the others' changes
-    /// failed with it); the writer refuses commits until then, and commits from older generations after.
-    private func resynchronize(after error: any Error, appliedTo: Int) async {
-        guard appliedTo == generation else { return }
-        logger.error("saving failed (\(error)); reloading the last saved state")
-        generation += 1
-        book = ReminderBook(
-            library: writer.store.library,
-            clock: book.clock,
-            catchUpWindow: book.scheduler.catchUpWindow
-        )
-        writer.resynchronized(generation: generation)
-        // The new book has nothing pending yet: schedule the reminders of what is durable, as at start.
-        do {
-            try await restore()
-        } catch {
-            // The disk still fails. Reminders that fell due meanwhile were not delivered; their firing is not
-            // durable, so the next start delivers them. Let later changes try the disk again.
-            logger.error("could not record reminders that fell due while reloading: \(error)")
-            writer.resynchronized(generation: generation)
-        }
-    }
-
-    /// Sets the timer as the scheduler decided: its actions are the only say in when nudged wakes.
-    private func setTimer(_ actions: [SchedulerAction]) {
-        for action in actions {
-            switch action {
-            case .armTimer(let instant): timer?.arm(at: instant)
-            case .disarmTimer: timer?.arm(at: nil)
-            case .deliver, .withdraw: break
+    /// Applies `operation` to the book in the loop's turn, and answers once its changes are durable and carried
+    /// out. A refused operation changes nothing and is answered at once.
+    private func perform<Value: Sendable>(
+        _ operation: @escaping @Sendable (inout ReminderBook) throws -> (Value, ReminderBook.Outcome)
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let request: @Sendable (inout State) -> Commit? = { state in
+                do {
+                    let (value, outcome) = try operation(&state.book)
+                    if outcome.isEmpty {
+                        continuation.resume(returning: value)
+                        return nil
+                    }
+                    return state.commit(outcome) { continuation.resume(with: $0.map { value }) }
+                } catch {
+                    continuation.resume(throwing: error)
+                    return nil
+                }
             }
+            let refuse: @Sendable () -> Void = { continuation.resume(throwing: APIFailure.stopping) }
+            if case .terminated = input.yield(.request(apply: request, refuse: refuse)) { refuse() }
         }
+    }
+
+    /// Applies one input; what it returns is committed outside the loop.
+    private func take(_ next: Input, _ state: inout State) -> Commit? {
+        switch next {
+        case .request(let apply, _):
+            return apply(&state)
+        case .wakeUp:
+            return state.commit(state.book.advance()) { [logger] result in
+                if case .failure(let error) = result { logger.error("could not record fired reminders: \(error)") }
+            }
+        case .writeFailed(let appliedTo, let error, let done):
+            defer { done.resume() }
+            // Of the commits computed on one generation, only the first to fail reloads: the others failed with it.
+            guard appliedTo == state.generation else { return nil }
+            return reload(after: error, &state)
+        }
+    }
+
+    /// A write failed: what is in memory may be ahead of disk, so start again from what is durable. The writer
+    /// refuses commits until it hears the new generation, and commits from older generations after.
+    private func reload(after error: any Error, _ state: inout State) -> Commit {
+        logger.error("saving failed (\(error)); reloading the last saved state")
+        state.generation += 1
+        state.book = newBook()
+        writer.resynchronized(generation: state.generation)
+        // The new book has nothing pending yet: schedule the reminders of what is durable, as at start.
+        var restore = state.commit(state.book.start()) { _ in }
+        restore.reloadsOnFailure = false
+        return restore
+    }
+
+    private func newBook() -> ReminderBook {
+        ReminderBook(library: writer.store.library, clock: clock, catchUpWindow: catchUpWindow)
+    }
+
+    /// Waits until a commit is durable, then carries out what it decided and answers; if it failed, has the loop
+    /// reload first, so the answer is read against what is durable.
+    private func complete(_ commit: Commit) async {
+        do {
+            try await writer.commit(commit.outcome.changes, generation: commit.generation)
+        } catch {
+            if commit.reloadsOnFailure {
+                await withCheckedContinuation { done in
+                    let failed = Input.writeFailed(appliedTo: commit.generation, error: error, done: done)
+                    if case .terminated = input.yield(failed) { done.resume() }
+                }
+            } else {
+                // The disk still fails. Reminders that fell due meanwhile were not delivered; their firing is not
+                // durable, so the next start delivers them. Let later changes try the disk again.
+                logger.error("could not record reminders that fell due while reloading: \(error)")
+                writer.resynchronized(generation: commit.generation)
+            }
+            commit.answer(.failure(error))
+            return
+        }
+        carryOut(commit.outcome)
+        commit.answer(.success(()))
     }
 
     /// Hands deliveries, withdrawals and events to every sink's queue, in the order the scheduler decided them.
@@ -257,7 +340,7 @@ actor ReminderService {
             case .withdraw(let itemID):
                 for sink in sinks { sink.enqueue(.withdraw(itemID: itemID)) }
             case .armTimer, .disarmTimer:
-                break  // Done by `setTimer` when the operation was applied.
+                break  // Done by `State.commit` when the operation was applied.
             }
         }
         for event in outcome.events {
@@ -270,5 +353,27 @@ actor ReminderService {
             )
         }
         events.publish(outcome.events)
+    }
+}
+
+extension ReminderBook {
+    /// An item as the API shows it: with its list, and its pending reminder's instant.
+    fileprivate func wireItem(_ itemID: Int) throws(ModelError) -> Components.Schemas.Item {
+        guard let item = library.item(id: itemID), let list = library.list(containing: itemID) else {
+            throw ModelError.unknownItem(itemID)
+        }
+        return wire(item, in: list)
+    }
+
+    fileprivate func wire(_ item: ChecklistItem, in list: Checklist) -> Components.Schemas.Item {
+        Components.Schemas.Item(item, list: list, pendingDue: scheduler.pendingReminder(for: item.itemID)?.due)
+    }
+
+    /// The list a request names by ID or by name; nil when it names none.
+    fileprivate func listID(id: Int?, name: String?) throws(ModelError) -> Int? {
+        if let id { return id }
+        guard let name else { return nil }
+        guard let list = library.list(named: name) else { throw ModelError.unknownList(named: name) }
+        return list.listID
     }
 }

@@ -1,11 +1,10 @@
 import Logging
 import NudgeCore
-import Synchronization
 
 /// Somewhere a fired reminder goes. The daemon feeds each sink through a `SinkQueue` of its own, in the order the
 /// scheduler decided, so a slow sink delays nothing but itself.
 public protocol ReminderSink: Sendable {
-    /// A short name for logs and `--help`: `journal`, `desktop`, `command`, `log`, `record`.
+    /// A short name for logs and `--help`: `journal`, `desktop`, `command`, `log`.
     var name: String { get }
     /// Shows or sends the reminder.
     func deliver(_ delivery: Delivery) async
@@ -18,35 +17,6 @@ public protocol ReminderSink: Sendable {
 
 extension ReminderSink {
     public func observe(_ event: ReminderEvent) async {}
-}
-
-/// Keeps every delivery, withdrawal and event in memory, in order: for tests, and for people testing notification
-/// logic.
-public final class RecordSink: ReminderSink {
-    public enum Entry: Sendable, Equatable {
-        case delivered(Delivery)
-        case withdrawn(itemID: Int)
-        case observed(ReminderEvent)
-    }
-
-    public let name = "record"
-    private let recorded = Mutex<[Entry]>([])
-
-    public init() {}
-
-    public var entries: [Entry] { recorded.withLock { $0 } }
-
-    public func deliver(_ delivery: Delivery) async {
-        recorded.withLock { $0.append(.delivered(delivery)) }
-    }
-
-    public func withdraw(itemID: Int) async {
-        recorded.withLock { $0.append(.withdrawn(itemID: itemID)) }
-    }
-
-    public func observe(_ event: ReminderEvent) async {
-        recorded.withLock { $0.append(.observed(event)) }
-    }
 }
 
 /// Writes each reminder as a log line (stderr by default): useful before the journal and desktop are set up, and

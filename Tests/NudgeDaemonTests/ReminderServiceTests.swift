@@ -3,6 +3,7 @@ import Logging
 import NudgeAPI
 import NudgeCore
 import NudgeSinks
+import ServiceLifecycle
 import Synchronization
 import SystemPackage
 import Testing
@@ -10,9 +11,9 @@ import Testing
 @testable import NudgeDaemon
 @testable import NudgeStore
 
-/// The service as a unit: a clock that moves only when told, a store in memory whose writes can fail, a sink that
-/// records, a timer that records what it was asked. No socket, no file, no sleeping: `stop()` lets the sinks finish
-/// what they were handed before anything is read from them.
+/// The service as a unit: a clock that moves only when told, a store in memory whose writes can fail or wait, a sink
+/// that records, a timer that records what it was asked and fires when told. The service runs in a service group
+/// and stops as SIGTERM would stop it, which lets the sinks finish; no socket, no file, no sleeping.
 @Suite struct ReminderServiceTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -24,7 +25,7 @@ import Testing
         let timer = RecordingTimer()
         let service: ReminderService
 
-        init(library: ChecklistLibrary = ChecklistLibrary(), catchUpWindow: TimeInterval = 3600) async throws {
+        init(library: ChecklistLibrary = ChecklistLibrary(), catchUpWindow: TimeInterval = 3600) {
             store = MemoryStore(library)
             let timer = timer
             service = ReminderService(
@@ -32,62 +33,81 @@ import Testing
                 clock: clock,
                 catchUpWindow: catchUpWindow,
                 sinks: [sink],
-                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-                timer: { _ in timer }
+                logger: Self.quiet,
+                timer: { onWake in
+                    timer.onWake(onWake)
+                    return timer
+                }
             )
-            try await service.start()
+        }
+
+        static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+        /// Runs the service while `body` runs, then stops it gracefully; returns everything the sink was handed.
+        func running(_ body: () async throws -> Void) async throws -> [RecordSink.Entry] {
+            let group = ServiceGroup(services: [service], logger: Self.quiet)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                do {
+                    try await body()
+                } catch {
+                    await group.triggerGracefulShutdown()
+                    throw error
+                }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            return sink.entries
         }
 
         func add(_ text: String, dueIn seconds: TimeInterval) async throws -> Int {
             let due = Instant(clock.now() + seconds)
             return try await service.addItem(.init(text: text, dueDate: due)).itemID
         }
-
-        /// Everything the sink was handed, once the service has stopped.
-        func stopAndRecord() async -> [RecordSink.Entry] {
-            await service.stop()
-            return sink.entries
-        }
     }
 
     @Test func anEditReplacesThePendingReminderAndTheTimerFollowsTheScheduler() async throws {
-        let rig = try await Rig()
-        let itemID = try await rig.add("water the plants", dueIn: 60)
-        _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(dueDate: Self.t0 + 120)))
-
-        #expect(await rig.service.pending.map(\.due) == [Self.t0 + 120])
+        let rig = Rig()
+        var itemID = 0
+        let entries = try await rig.running {
+            itemID = try await rig.add("water the plants", dueIn: 60)
+            _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(dueDate: Self.t0 + 120)))
+            #expect(try await rig.service.pending.map(\.due) == [Self.t0 + 120])
+        }
         // At start nothing is pending: disarmed.
         #expect(rig.timer.arms == [nil, Self.t0 + 60, Self.t0 + 120])
-        let kinds = await rig.stopAndRecord().compactMap(\.eventKind)
-        #expect(kinds == [.scheduled, .replaced])
+        #expect(entries.compactMap(\.eventKind) == [.scheduled, .replaced])
         #expect(rig.store.library.item(id: itemID)?.dueDate == Self.t0 + 120)
     }
 
     @Test func checkingOffCancelsWithdrawsAndDisarms() async throws {
-        let rig = try await Rig()
-        let itemID = try await rig.add("call mum", dueIn: 60)
-        _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(checked: true)))
-
-        #expect(await rig.service.pending.isEmpty)
+        let rig = Rig()
+        var itemID = 0
+        let entries = try await rig.running {
+            itemID = try await rig.add("call mum", dueIn: 60)
+            _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(checked: true)))
+            #expect(try await rig.service.pending.isEmpty)
+        }
         #expect(rig.timer.arms == [nil, Self.t0 + 60, nil])
-        let entries = await rig.stopAndRecord()
         #expect(entries.contains(.withdrawn(itemID: itemID)))
         #expect(entries.compactMap(\.eventKind) == [.scheduled, .cancelled])
     }
 
-    @Test func aReminderFiresOnceWhenTheClockPassesItsInstant() async throws {
-        let rig = try await Rig()
-        let itemID = try await rig.add("stretch", dueIn: 60)
-        rig.clock.advance(by: 59)
-        await rig.service.advance()
-        #expect(await rig.service.pending.count == 1, "fired early")
-        rig.clock.advance(by: 1)
-        await rig.service.advance()
-        await rig.service.advance()
-
-        #expect(await rig.service.pending.isEmpty)
+    @Test func aReminderFiresOnceWhenTheTimerWakesAtItsInstant() async throws {
+        let rig = Rig()
+        var itemID = 0
+        let entries = try await rig.running {
+            itemID = try await rig.add("stretch", dueIn: 60)
+            rig.clock.advance(by: 59)
+            rig.timer.wake()
+            #expect(try await rig.service.pending.count == 1, "fired early")
+            rig.clock.advance(by: 1)
+            rig.timer.wake()
+            rig.timer.wake()
+            #expect(try await rig.service.pending.isEmpty)
+        }
         #expect(rig.store.library.item(id: itemID)?.lastFiredAt != nil, "the firing was not recorded durably")
-        let deliveries = await rig.stopAndRecord().compactMap(\.delivery)
+        let deliveries = entries.compactMap(\.delivery)
         #expect(deliveries.map(\.reminder.itemID) == [itemID])
         #expect(deliveries.first?.isLate == false)
     }
@@ -99,8 +119,8 @@ import Testing
                 library.makeAddItem(text: text, listID: 1, dueDate: due, shouldRemind: true, now: Self.t0 - 9000)
             )
         }
-        let rig = try await Rig(library: library, catchUpWindow: 3600)
-        let entries = await rig.stopAndRecord()
+        let rig = Rig(library: library, catchUpWindow: 3600)
+        let entries = try await rig.running {}
 
         #expect(entries.compactMap(\.delivery).map(\.reminder.text) == ["recent"])
         #expect(entries.compactMap(\.delivery).first?.isLate == true)
@@ -113,38 +133,122 @@ import Testing
     }
 
     @Test func aFailedWriteIsRefusedChangesNothingAndKeepsWhatWasPending() async throws {
-        let rig = try await Rig()
-        let keptID = try await rig.add("kept", dueIn: 60)
-        rig.store.failNextCommit()
-        await #expect(throws: StoreError.self) { try await rig.add("lost", dueIn: 30) }
+        let rig = Rig()
+        _ = try await rig.running {
+            let keptID = try await rig.add("kept", dueIn: 60)
+            rig.store.failNextCommit()
+            await #expect(throws: StoreError.self) { try await rig.add("lost", dueIn: 30) }
 
-        #expect(rig.store.library.itemCount == 1)
-        #expect(await rig.service.library == rig.store.library, "memory ran ahead of the store")
-        #expect(await rig.service.pending.map(\.itemID) == [keptID])
-        #expect(rig.timer.arms.last == Self.t0 + 60, "the timer was left at the refused reminder's instant")
-        // The store works again: the next change is taken, with a new ID.
-        let nextID = try await rig.add("next", dueIn: 90)
-        #expect(nextID > keptID)
-        await rig.service.stop()
+            #expect(rig.store.library.itemCount == 1)
+            #expect(try await rig.service.library == rig.store.library, "memory ran ahead of the store")
+            #expect(try await rig.service.pending.map(\.itemID) == [keptID])
+            #expect(rig.timer.arms.last == Self.t0 + 60, "the timer was left at the refused reminder's instant")
+            // The store works again: the next change is taken, with a new ID.
+            let nextID = try await rig.add("next", dueIn: 90)
+            #expect(nextID > keptID)
+        }
+    }
+
+    /// Changes applied while a doomed write is under way were computed on top of it: they fail with it, and the
+    /// book is reloaded once, not once per failure.
+    @Test func changesQueuedBehindAFailedWriteFailWithItAndTheBookIsReloadedOnce() async throws {
+        let rig = Rig()
+        _ = try await rig.running {
+            let entered = rig.store.holdNextCommit()
+            let first = Task { try await rig.add("first", dueIn: 30) }
+            _ = await entered.first { true }
+            let second = Task { try await rig.add("second", dueIn: 20) }
+            let third = Task { try await rig.add("third", dueIn: 10) }
+            // Each was applied, in turn, when its earlier due instant re-armed the timer.
+            _ = await rig.timer.armings.first { _ in rig.timer.arms.count == 4 }
+            let readsBefore = rig.store.libraryReads
+            rig.store.release(failing: true)
+
+            await #expect(throws: StoreError.self) { try await first.value }
+            await #expect(throws: StoreError.self) { try await second.value }
+            await #expect(throws: StoreError.self) { try await third.value }
+            // Each failure is answered after the reload it caused, if any.
+            #expect(rig.store.libraryReads == readsBefore + 1, "the book was not reloaded exactly once")
+            let library = try await rig.service.library
+            #expect(library == rig.store.library)
+            #expect(try await rig.service.pending.isEmpty)
+            #expect(rig.timer.arms.last == .some(nil))
+        }
+    }
+
+    @Test func aRequestAfterTheServiceStoppedIsRefusedAsStopping() async throws {
+        let rig = Rig()
+        _ = try await rig.running {}
+        do {
+            _ = try await rig.service.pending
+            Issue.record("a stopped service answered")
+        } catch let failure as APIFailure {
+            #expect(failure.code == "stopping")
+            #expect(failure.status == .serviceUnavailable)
+        }
     }
 }
 
-/// A store in memory whose next commit can be made to fail, as a full disk would.
+/// A store in memory whose next commit can be made to fail, as a full disk would, or to wait until released.
 final class MemoryStore: DurableStore {
     let path = "memory"
-    private let state: Mutex<(library: ChecklistLibrary, failNext: Bool)>
+    private let state: Mutex<State>
+    /// Where a held commit waits: the writer's own thread, which may block.
+    private let held = NSCondition()
 
-    init(_ library: ChecklistLibrary) {
-        state = Mutex((library, false))
+    private struct State {
+        var library: ChecklistLibrary
+        var failNext = false
+        var reads = 0
+        var hold: AsyncStream<Void>.Continuation?
+        var holding = false
     }
 
-    var library: ChecklistLibrary { state.withLock { $0.library } }
+    init(_ library: ChecklistLibrary) {
+        state = Mutex(State(library: library))
+    }
+
+    var library: ChecklistLibrary {
+        state.withLock { state in
+            state.reads += 1
+            return state.library
+        }
+    }
+
+    /// How many times `library` was read: once at start, and once for each reload.
+    var libraryReads: Int { state.withLock { $0.reads } }
 
     func failNextCommit() {
         state.withLock { $0.failNext = true }
     }
 
+    /// The next commit waits until `release`; the stream yields once it has begun.
+    func holdNextCommit() -> AsyncStream<Void> {
+        let (entered, continuation) = AsyncStream<Void>.makeStream()
+        state.withLock { $0.hold = continuation }
+        return entered
+    }
+
+    func release(failing: Bool) {
+        held.lock()
+        state.withLock {
+            $0.holding = false
+            $0.failNext = failing
+        }
+        held.broadcast()
+        held.unlock()
+    }
+
     func commit(_ changes: [ChecklistChange]) throws(StoreError) {
+        held.lock()
+        state.withLock { state in
+            guard let hold = state.hold else { return }
+            state.hold = nil
+            state.holding = true
+            hold.yield()
+        }
+        while state.withLock({ $0.holding }) { held.wait() }
+        held.unlock()
         try state.withLock { (state) throws(StoreError) in
             if state.failNext {
                 state.failNext = false
@@ -163,17 +267,60 @@ final class MemoryStore: DurableStore {
     }
 }
 
-/// Records every arming, in order; nil is a disarm.
+/// Records every arming, in order (nil is a disarm), and wakes the service when told, as the real timer would when
+/// its instant came.
 final class RecordingTimer: ReminderTimer {
-    private let recorded = Mutex<[Date?]>([])
+    private let state = Mutex<(arms: [Date?], onWake: (@Sendable () -> Void)?)>(([], nil))
+    /// Yields at every arming.
+    let armings: AsyncStream<Date?>
+    private let arming: AsyncStream<Date?>.Continuation
 
-    var arms: [Date?] { recorded.withLock { $0 } }
+    init() {
+        (armings, arming) = AsyncStream.makeStream()
+    }
+
+    var arms: [Date?] { state.withLock { $0.arms } }
+
+    func onWake(_ onWake: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onWake = onWake }
+    }
+
+    func wake() {
+        state.withLock { $0.onWake }?()
+    }
 
     func arm(at instant: Date?) {
-        recorded.withLock { $0.append(instant) }
+        state.withLock { $0.arms.append(instant) }
+        arming.yield(instant)
     }
 
     func stop() {}
+}
+
+/// Keeps every delivery, withdrawal and event in memory, in order.
+final class RecordSink: ReminderSink {
+    enum Entry: Sendable, Equatable {
+        case delivered(Delivery)
+        case withdrawn(itemID: Int)
+        case observed(ReminderEvent)
+    }
+
+    let name = "record"
+    private let recorded = Mutex<[Entry]>([])
+
+    var entries: [Entry] { recorded.withLock { $0 } }
+
+    func deliver(_ delivery: Delivery) async {
+        recorded.withLock { $0.append(.delivered(delivery)) }
+    }
+
+    func withdraw(itemID: Int) async {
+        recorded.withLock { $0.append(.withdrawn(itemID: itemID)) }
+    }
+
+    func observe(_ event: ReminderEvent) async {
+        recorded.withLock { $0.append(.observed(event)) }
+    }
 }
 
 extension RecordSink.Entry {

@@ -38,6 +38,13 @@ struct APIFailure: Error {
         message: "the request body is over the 1 MiB limit"
     )
 
+    /// A request that came as nudged stops, after the loop that answers requests ended.
+    static let stopping = APIFailure(
+        status: .serviceUnavailable,
+        code: "stopping",
+        message: "nudged is stopping; send the request again once it runs"
+    )
+
     /// Maps whatever a request raised to the status and code a client should see.
     static func from(_ error: any Error) -> APIFailure {
         switch error {

@@ -10,7 +10,7 @@ struct APIHandler: APIProtocol {
     let socket: String
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
-        .ok(.init(body: .json(await service.health(socket: socket))))
+        .ok(.init(body: .json(try await service.health(socket: socket))))
     }
 
     func getOpenAPIDocument(
@@ -20,7 +20,7 @@ struct APIHandler: APIProtocol {
     }
 
     func listLists(_ input: Operations.ListLists.Input) async throws -> Operations.ListLists.Output {
-        .ok(.init(body: .json(await service.lists())))
+        .ok(.init(body: .json(try await service.lists())))
     }
 
     func createList(_ input: Operations.CreateList.Input) async throws -> Operations.CreateList.Output {
@@ -87,7 +87,7 @@ struct APIHandler: APIProtocol {
     }
 
     func listPending(_ input: Operations.ListPending.Input) async throws -> Operations.ListPending.Output {
-        .ok(.init(body: .json(await service.pending.map(Components.Schemas.Reminder.init))))
+        .ok(.init(body: .json(try await service.pending.map(Components.Schemas.Reminder.init))))
     }
 
     /// Subscribes before answering, so a client that has the answer's head sees every later event.

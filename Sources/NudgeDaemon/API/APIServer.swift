@@ -24,7 +24,7 @@ enum APIServer {
     ) throws -> any Service {
         let responder = try router(service: service, socket: socket).buildResponder()
         let expectedUID = getuid()
-        return try HTTPServerBuilder.http1().buildServer(
+        let server = try HTTPServerBuilder.http1().buildServer(
             configuration: ServerConfiguration(address: .unixDomainSocket(path: socket), serverName: nil),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
@@ -48,6 +48,7 @@ enum APIServer {
         } onServerRunning: { _ in
             await onServerRunning()
         }
+        return ServerEndingEventStreams(server: server, events: service.events)
     }
 
     /// The routes of docs/openapi.yaml, generated, over the service.
@@ -59,6 +60,21 @@ enum APIServer {
             configuration: APICoding.configuration
         )
         return router
+    }
+}
+
+/// The server, ending the event streams as its graceful shutdown begins: it waits for every response to end before
+/// it returns, and a watcher's stream would never end by itself.
+private struct ServerEndingEventStreams: Service {
+    let server: any Service
+    let events: EventHub
+
+    func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await server.run()
+        } onGracefulShutdown: {
+            events.finish()
+        }
     }
 }
 

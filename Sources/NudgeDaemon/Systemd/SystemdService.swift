@@ -5,12 +5,12 @@ import NudgeSinks
 import NudgeSystem
 import ServiceLifecycle
 
-/// nudged's side of `Type=notify`: `READY=1` once the server listens (the store is open and caught up before the
-/// server starts), `WATCHDOG=1` while the scheduler answers, if systemd asked for a watchdog, and `STOPPING=1` as
+/// nudged's side of `Type=notify`: `READY=1` once the server listens and the service has caught up (its status line
+/// is a request, which the service's loop takes only after catching up), `WATCHDOG=1` while the loop answers, if systemd asked for a watchdog, and `STOPPING=1` as
 /// soon as graceful shutdown begins. It exists only under a `NOTIFY_SOCKET`; without one nudged sets no timer.
 ///
 /// Put it last in the service group, so that at shutdown it is the first to hear and `STOPPING=1` goes out before
-/// the scheduler and the server wind down.
+/// the server and the service wind down.
 struct SystemdService: Service {
     private let notifier: SystemdNotifier
     private let watchdog: SystemdWatchdog<EventLoopClock>?
@@ -20,7 +20,9 @@ struct SystemdService: Service {
     init?(environment: SystemdEnvironment, service: ReminderService, socket: String, logger: Logger) {
         guard let address = environment.notifySocket, let notifier = SystemdNotifier(socket: address, logger: logger)
         else { return nil }
-        let status: @Sendable () async -> String = { Self.status(await service.health(socket: socket)) }
+        let status: @Sendable () async -> String = {
+            (try? await service.health(socket: socket)).map(Self.status) ?? "Stopping"
+        }
         self.notifier = notifier
         self.status = status
         if let ignored = environment.watchdogIgnored {

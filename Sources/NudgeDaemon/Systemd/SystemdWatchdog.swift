@@ -1,7 +1,7 @@
 import Logging
 
 /// Keeps systemd's watchdog fed while, and only while, the scheduler answers: every half interval it awaits `probe`
-/// (a call into the scheduler's actor) and pings only once that returns. A wedged actor, or an executor too starved
+/// (a request through the service's loop) and pings only once that returns. A wedged loop, or an executor too starved
 /// to run this task, stops the pings, and systemd restarts nudged after `WatchdogSec=`.
 ///
 /// A probe that merely answers late still leads to a ping: systemd's own deadline decides whether it was too late,
