@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NudgeSystem
+import SystemPackage
 
 /// The socket's directory must be ours alone: it is created 0700, and one that someone else owns or others can
 /// enter is refused rather than used.
@@ -58,9 +59,12 @@ enum SocketDirectory {
     }
 
     private static func isListening(_ path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return UnixSocketAddress(path)?.withSockaddr { connect(descriptor, $0, $1) } == 0
+        guard let address = UnixSocketAddress(path),
+            let descriptor = try? SystemCall.valueOrErrno({
+                socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            })
+        else { return false }
+        defer { try? FileDescriptor(rawValue: descriptor).close() }
+        return (try? SystemCall.valueOrErrno { address.withSockaddr { connect(descriptor, $0, $1) } }) != nil
     }
 }

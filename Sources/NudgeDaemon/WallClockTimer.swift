@@ -1,20 +1,21 @@
 import CLinux
 import Foundation
-import Glibc
-import NudgeSinks
 import NudgeSystem
 import Synchronization
+import SystemPackage
 
 /// One wake-up at a wall-clock instant, with no polling: a timerfd on CLOCK_REALTIME armed with TFD_TIMER_ABSTIME
 /// and TFD_TIMER_CANCEL_ON_SET, read by one thread that sleeps in `read(2)` until the instant comes or the wall
 /// clock is set (date change, NTP step, resume from suspend), and then calls `onWake`.
 final class WallClockTimer: ReminderTimer {
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let stopping = Atomic<Bool>(false)
     private let onWake: @Sendable () -> Void
 
     init(onWake: @escaping @Sendable () -> Void) throws {
-        descriptor = try SystemCall.valueOrErrno { timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC)) }
+        descriptor = FileDescriptor(
+            rawValue: try SystemCall.valueOrErrno { timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC)) }
+        )
         self.onWake = onWake
         startThread(named: "nudged-timer") { [self] in run() }
     }
@@ -41,21 +42,22 @@ final class WallClockTimer: ReminderTimer {
         var value = itimerspec()
         value.it_value = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
         let flags = Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET)
-        // Only EINVAL or EBADF are possible here, and both would be bugs in this file.
-        let result = timerfd_settime(descriptor, flags, &value, nil)
-        precondition(result == 0, "timerfd_settime failed: errno \(errno)")
+        do {
+            _ = try SystemCall.valueOrErrno { timerfd_settime(descriptor.rawValue, flags, &value, nil) }
+        } catch {
+            preconditionFailure("timerfd_settime failed: \(error); only EINVAL or EBADF are possible, both bugs here")
+        }
     }
 
     private func run() {
         var expirations: UInt64 = 0
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            let count = read(descriptor, &expirations, MemoryLayout<UInt64>.size)
-            if count < 0 && errno == EINTR { continue }
+            // Expired, or ECANCELED because the clock was set: either way, time to look again.
+            _ = try? withUnsafeMutableBytes(of: &expirations) { try descriptor.read(into: $0) }
             if stopping.load(ordering: .sequentiallyConsistent) { break }
-            // Expired (count == 8) or ECANCELED because the clock was set: either way, time to look again.
             onWake()
         }
-        close(descriptor)
+        try? descriptor.close()
     }
 }
 
