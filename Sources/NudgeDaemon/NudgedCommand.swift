@@ -137,7 +137,7 @@ public struct NudgedCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        var logger = Logger(label: "nudged") { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "nudged") { OneLineLogHandler(StreamLogHandler.standardError(label: $0)) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let paths = ServicePaths(storeFlag: store, socketFlag: socket)
         do {

@@ -27,6 +27,15 @@ import Testing
             ("PATCH", "/v1/items/99", #"{"text": "y"}"#, 404, "unknown_item", "99"),
             ("DELETE", "/v1/items/99", nil, 404, "unknown_item", "99"),
             ("GET", "/v1/items/abc", nil, 400, "invalid_id", "abc"),
+            // IDs are strict decimal: each of these would otherwise read as item 1.
+            ("GET", "/v1/items/+1", nil, 400, "invalid_id", "+1"),
+            ("GET", "/v1/items/%2B1", nil, 400, "invalid_id", "%2B1"),
+            ("GET", "/v1/items/01", nil, 400, "invalid_id", "01"),
+            ("PATCH", "/v1/items/01", #"{"text": "y"}"#, 400, "invalid_id", "01"),
+            ("GET", "/v1/items/%201", nil, 400, "invalid_id", "%201"),
+            ("GET", "/v1/items/1e3", nil, 400, "invalid_id", "1e3"),
+            ("DELETE", "/v1/lists/-1", nil, 400, "invalid_id", "-1"),
+            ("POST", "/v1/items/0/check", nil, 400, "invalid_id", "0"),
             ("POST", "/v1/items", #"{"text": "x", "list": "Nowhere"}"#, 404, "unknown_list", "Nowhere"),
             ("POST", "/v1/lists", #"{"name": "Trips", "iconName": "Rockets"}"#, 400, "unknown_icon", "Rockets"),
             ("POST", "/v1/lists", #"{"name": "list"}"#, 409, "duplicate_list_name", "list"),
@@ -42,7 +51,25 @@ import Testing
             #expect(errorCode(response.body) == request.code, "\(request.method) \(request.path): \(response.body)")
             #expect(response.body.contains(request.mentions), "\(request.method) \(request.path): \(response.body)")
         }
+        // A body that does not say it is JSON is refused whatever it holds.
+        for contentType in ["text/plain", "application/x-www-form-urlencoded", nil] {
+            let response = try await sandbox.curl(
+                "POST",
+                "/v1/items",
+                body: #"{"text": "x"}"#,
+                contentType: contentType
+            )
+            #expect(response.status == 415, "\(contentType ?? "no type"): \(response)")
+            #expect(errorCode(response.body) == "unsupported_media_type", "\(response.body)")
+        }
         #expect(FileManager.default.contents(atPath: sandbox.store) == before, "a refused request changed the store")
+        let withCharset = try await sandbox.curl(
+            "PATCH",
+            "/v1/items/1",
+            body: #"{"text": "milk"}"#,
+            contentType: "Application/JSON; charset=utf-8"
+        )
+        #expect(withCharset.status == 200, "\(withCharset)")
         let items = try await sandbox.curl("GET", "/v1/items?all=true")
         #expect(items.status == 200)
         #expect(items.body.contains("\"milk\"") && !items.body.contains("\"x\""))
@@ -87,6 +114,10 @@ import Testing
         defer { sandbox.remove() }
         let daemon = try await Daemon(sandbox)
         defer { daemon.stop() }
+        // Set just after the bind, so it may lag the first answer by a moment.
+        try await eventually("the socket to be 0600") {
+            try FileManager.default.attributesOfItem(atPath: sandbox.socket)[.posixPermissions] as? Int == 0o600
+        }
         let document = try String(contentsOfFile: Binaries.packageRoot + "/docs/openapi.yaml", encoding: .utf8)
         let served = try await sandbox.curl("GET", "/v1/openapi.yaml")
         #expect(served.status == 200)

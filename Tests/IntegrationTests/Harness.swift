@@ -131,12 +131,18 @@ struct Sandbox: Sendable {
     }
 
     /// One HTTP request to this sandbox's daemon through `curl --unix-socket`: the status and the body.
-    func curl(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, body: String) {
-        var arguments = ["-s", "--unix-socket", socket, "-X", method, "-w", "\n%{http_code}"]
+    /// A request with curl; a body goes with `contentType` (none if nil).
+    func curl(
+        _ method: String,
+        _ path: String,
+        body: String? = nil,
+        contentType: String? = "application/json"
+    ) async throws -> (status: Int, body: String) {
+        var arguments = ["-s", "--unix-socket", socket, "-X", method, "-w", "\n%{http_code}", "--path-as-is"]
         if let body {
             let bodyFile = self.path + "/body-\(UUID().uuidString)"
             _ = FileManager.default.createFile(atPath: bodyFile, contents: Data(body.utf8))
-            arguments += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile]
+            arguments += ["-H", "Content-Type: \(contentType ?? "")", "--data-binary", "@" + bodyFile]
         }
         let result = try await run("/usr/bin/curl", arguments + ["http://nudged" + path])
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)

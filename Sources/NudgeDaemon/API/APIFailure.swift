@@ -38,6 +38,16 @@ struct APIFailure: Error {
         message: "the request body is over the 1 MiB limit"
     )
 
+    static func unsupportedMediaType(_ contentType: String?) -> APIFailure {
+        APIFailure(
+            status: .unsupportedMediaType,
+            code: "unsupported_media_type",
+            message:
+                "the body is \(contentType.map { "of type \"\($0)\"" } ?? "without a Content-Type"); send JSON with "
+                + "Content-Type: application/json"
+        )
+    }
+
     /// A request that came as nudged stops, after the loop that answers requests ended.
     static let stopping = APIFailure(
         status: .serviceUnavailable,

@@ -33,12 +33,12 @@ struct APIHandler: APIProtocol {
     func updateList(_ input: Operations.UpdateList.Input) async throws -> Operations.UpdateList.Output {
         switch input.body {
         case .json(let patch):
-            return .ok(.init(body: .json(try await service.updateList(try Self.id(input.path.id), patch))))
+            return .ok(.init(body: .json(try await service.updateList(input.path.id, patch))))
         }
     }
 
     func deleteList(_ input: Operations.DeleteList.Input) async throws -> Operations.DeleteList.Output {
-        try await service.removeList(try Self.id(input.path.id))
+        try await service.removeList(input.path.id)
         return .noContent(.init())
     }
 
@@ -55,25 +55,25 @@ struct APIHandler: APIProtocol {
     }
 
     func getItem(_ input: Operations.GetItem.Input) async throws -> Operations.GetItem.Output {
-        .ok(.init(body: .json(try await service.item(try Self.id(input.path.id)))))
+        .ok(.init(body: .json(try await service.item(input.path.id))))
     }
 
     func updateItem(_ input: Operations.UpdateItem.Input) async throws -> Operations.UpdateItem.Output {
         switch input.body {
         case .json(let patch):
-            return .ok(.init(body: .json(try await service.editItem(try Self.id(input.path.id), patch))))
+            return .ok(.init(body: .json(try await service.editItem(input.path.id, patch))))
         }
     }
 
     func deleteItem(_ input: Operations.DeleteItem.Input) async throws -> Operations.DeleteItem.Output {
-        try await service.removeItem(try Self.id(input.path.id))
+        try await service.removeItem(input.path.id)
         return .noContent(.init())
     }
 
     func checkItem(_ input: Operations.CheckItem.Input) async throws -> Operations.CheckItem.Output {
         .ok(
             .init(
-                body: .json(try await service.editItem(try Self.id(input.path.id), ItemPatch(ItemEdit(checked: true))))
+                body: .json(try await service.editItem(input.path.id, ItemPatch(ItemEdit(checked: true))))
             )
         )
     }
@@ -81,7 +81,7 @@ struct APIHandler: APIProtocol {
     func uncheckItem(_ input: Operations.UncheckItem.Input) async throws -> Operations.UncheckItem.Output {
         .ok(
             .init(
-                body: .json(try await service.editItem(try Self.id(input.path.id), ItemPatch(ItemEdit(checked: false))))
+                body: .json(try await service.editItem(input.path.id, ItemPatch(ItemEdit(checked: false))))
             )
         )
     }
@@ -102,13 +102,5 @@ struct APIHandler: APIProtocol {
             iterationBehavior: .single
         )
         return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .textEventStream(body)))
-    }
-
-    /// The document says IDs are at least 1; the generated code reads any whole number.
-    private static func id(_ value: Int) throws -> Int {
-        guard value > 0 else {
-            throw APIFailure.badRequest("invalid_id", "\"\(value)\" is not an ID; IDs are positive whole numbers")
-        }
-        return value
     }
 }

@@ -46,6 +46,12 @@ enum APIServer {
             }
             try await responseWriter.write(response: response.head, body: response.body)
         } onServerRunning: { _ in
+            // Bound with the umask's mode. Its directory is 0700, so nobody else could reach it before this.
+            do {
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: socket)
+            } catch {
+                logger.warning("could not make the socket \(socket) 0600: \(error)")
+            }
             await onServerRunning()
         }
         return ServerEndingEventStreams(server: server, events: service.events)
@@ -78,8 +84,9 @@ private struct ServerEndingEventStreams: Service {
     }
 }
 
-/// Runs around every route and around the router's "no such route": reads the whole body first, so one size limit
-/// holds for every operation (chunked bodies included), and answers whatever is thrown with the document's `Error`.
+/// Runs around every route and around the router's "no such route": checks what the generated code would let pass
+/// (IDs in paths, the body's media type), reads the whole body first, so one size limit holds for every operation
+/// (chunked bodies included), and answers whatever is thrown with the document's `Error`.
 struct ErrorDocumentMiddleware: RouterMiddleware {
     func handle(
         _ request: Request,
@@ -87,9 +94,21 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
         next: (Request, BasicRequestContext) async throws -> Response
     ) async throws -> Response {
         do {
+            try Self.checkID(in: request.uri.path)
             return try await next(try await Self.collectingBody(request), context)
         } catch {
             return try APIFailure.from(error).response()
+        }
+    }
+
+    /// `/v1/items/{id}...` and `/v1/lists/{id}...` take strict decimal IDs: the generated code reads `+1` and `01`
+    /// as 1, and `0` as an ID.
+    static func checkID(in path: String) throws {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[1] == "v1", parts[2] == "items" || parts[2] == "lists" else { return }
+        let id = parts[3]
+        guard id.first != "0", !id.isEmpty, id.allSatisfy({ ("0"..."9").contains($0) }) else {
+            throw APIFailure.badRequest("invalid_id", "\"\(id)\" is not an ID; IDs are positive whole numbers")
         }
     }
 
@@ -98,10 +117,17 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
             throw APIFailure.bodyTooLarge
         }
         var request = request
+        let body: ByteBuffer
         do {
-            _ = try await request.collectBody(upTo: APIServer.maximumBodySize)
+            body = try await request.collectBody(upTo: APIServer.maximumBodySize)
         } catch {
             throw APIFailure.bodyTooLarge
+        }
+        if body.readableBytes > 0 {
+            let mediaType = request.headers[.contentType]?.split(separator: ";").first
+            guard mediaType?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
+                throw APIFailure.unsupportedMediaType(request.headers[.contentType])
+            }
         }
         return request
     }
