@@ -1,4 +1,5 @@
 import Logging
+import NudgeCore
 
 /// Keeps every log record on one line whatever it quotes: control characters in the message and the metadata (an
 /// item's text may hold newlines or terminal escape sequences) are written escaped, as `\n` or `\u{1B}`, so nobody
@@ -32,33 +33,17 @@ public struct OneLineLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var event = event
-        event.message = "\(Self.escaped(event.message.description))"
+        event.message = "\(event.message.description.escapingControlCharacters())"
         event.metadata = event.metadata?.mapValues(Self.escaped)
         wrapped.log(event: event)
     }
 
     private static func escaped(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
         switch value {
-        case .string(let text): .string(escaped(text))
-        case .stringConvertible(let value): .string(escaped(value.description))
+        case .string(let text): .string(text.escapingControlCharacters())
+        case .stringConvertible(let value): .string(value.description.escapingControlCharacters())
         case .array(let values): .array(values.map(escaped))
         case .dictionary(let values): .dictionary(values.mapValues(escaped))
         }
-    }
-
-    /// `text` with C0 and C1 controls, DEL and the Unicode line and paragraph separators written as escapes.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}":
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }

@@ -20,7 +20,7 @@ enum LibraryCoding {
 
     static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> ChecklistLibrary {
         let isXML = isXML(bytes)
-        if !isXML, let problem = BinaryPropertyListCheck.problem(in: bytes) {
+        if let problem = isXML ? xmlNestingProblem(bytes) : BinaryPropertyListCheck.problem(in: bytes) {
             throw .notAPropertyList(path: path, problem: problem)
         }
         let data = Data(bytes)
@@ -108,6 +108,33 @@ enum LibraryCoding {
         case is [Any].Type: "an array"
         default: "\(type)"
         }
+    }
+
+    /// Elements nested deeper than any store needs (about 8), with room to spare.
+    static let maximumXMLDepth = 64
+
+    /// Foundation's XML parser recurses once per nested element and overflows the stack at some thousands, killing
+    /// the process; so the nesting is measured first, by counting start and end tags (values cannot hold a raw `<`).
+    private static func xmlNestingProblem(_ bytes: [UInt8]) -> String? {
+        var depth = 0
+        var index = 0
+        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+            index = close + 1
+            switch bytes[open + 1] {
+            case UInt8(ascii: "/"): depth -= 1
+            case UInt8(ascii: "?"), UInt8(ascii: "!"): continue  // declaration, doctype, comment
+            default:
+                if bytes[close - 1] == UInt8(ascii: "/") { continue }  // `<dict/>`: empty, no deeper
+                depth += 1
+                if depth > maximumXMLDepth {
+                    return
+                        "is an XML property list nested more than \(maximumXMLDepth) elements deep (at byte \(open)),"
+                        + " deeper than any nudge store, so it is not read"
+                }
+            }
+        }
+        return nil
     }
 
     /// XML property lists start with an XML declaration or the plist element, maybe after a BOM and whitespace.

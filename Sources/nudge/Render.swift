@@ -142,23 +142,7 @@ enum Render {
 
     /// `"water the plants"`, with quotes, backslashes and control characters escaped so an event stays on one line.
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default:
-                if scalar.properties.generalCategory == .control {
-                    result += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
+        "\"" + text.escapingControlCharacters(quoting: true) + "\""
     }
 
     private static func padded(_ text: String, to width: Int, left: Bool = false) -> String {

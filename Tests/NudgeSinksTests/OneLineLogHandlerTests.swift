@@ -43,6 +43,6 @@ import Testing
         #expect(message == #"reminder: milk\nnudged: fake line\r\u{1B}[2J\u{7F}\u{85}\u{2028}\tend"#)
         #expect(event?.metadata?["list"]?.description == #"List\n2"#)
         #expect(event?.metadata?["item"]?.description == "3")
-        #expect(OneLineLogHandler.escaped("café ☕ 日本") == "café ☕ 日本", "printable text must stay as it is")
+        #expect("café ☕ 日本 \\ \"".escapingControlCharacters() == "café ☕ 日本 \\ \"", "printable text must stay as it is")
     }
 }

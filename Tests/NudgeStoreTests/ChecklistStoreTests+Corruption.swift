@@ -207,6 +207,27 @@ extension NudgeStoreTests.ChecklistStoreTests {
             )
         }
     }
+
+    /// Foundation's XML parser recurses per element: 10,000 levels (150 KB) overflowed the stack and killed nudged.
+    @Test func anXMLStoreNestedTenThousandLevelsDeepIsRefusedNotACrash() throws {
+        try withTemporaryDirectory { directory in
+            let deep = String(repeating: "<array>", count: 10_000) + String(repeating: "</array>", count: 10_000)
+            let xml = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0"><dict><key>formatVersion</key><integer>1</integer><key>nextItemID</key>\
+                <integer>1</integer><key>nextListID</key><integer>2</integer><key>lists</key>\(deep)</dict></plist>
+                """
+            try Data(xml.utf8).write(to: URL(fileURLWithPath: directory.storePath))
+
+            let error = try openFailsLeavingEverythingUntouched(directory)
+            #expect(error?.code == .notAPropertyList)
+            #expect(
+                error?.description.contains("nested more than 64 elements deep") == true,
+                "\(String(describing: error))"
+            )
+        }
+    }
 }
 
 // MARK: Helpers
