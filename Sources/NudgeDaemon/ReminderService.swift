@@ -5,19 +5,21 @@ import NudgeCore
 import NudgeSinks
 import NudgeStore
 import ServiceLifecycle
+import Synchronization
 
 /// The heart of nudged: owns the checklists and their reminders, and turns each input (a request, or a wake-up of
 /// the timer because an instant came or the wall clock was set) into a durable change, then into deliveries,
 /// withdrawals, events and a re-armed timer.
 ///
 /// A loop over one stream of inputs, run in the service group. Only the loop holds the book: it applies each input
-/// in arrival order, at once, and sets the timer as the scheduler decided. A change is answered only once it is
-/// durable; the loop does not wait for that itself, so changes that arrive during a write go to disk together in
+/// in arrival order, at once, hands its changes to the writer in that order, and sets the timer as the scheduler
+/// decided. A change is carried out (sinks, events) and answered only once it is durable, in the order it was
+/// applied; the loop does not wait for that itself, so changes that arrive during a write go to disk together in
 /// the next one (group commit). If a write fails, the loop reloads the book from what the store holds, so memory
 /// never runs ahead of disk for long, and nothing is acknowledged that is not on disk.
 final class ReminderService: Service {
     let events = EventHub()
-    private let writer: StoreWriter
+    let writer: StoreWriter
     private let sinks: [SinkQueue]
     private let clock: any WallClock
     private let catchUpWindow: TimeInterval
@@ -25,6 +27,8 @@ final class ReminderService: Service {
     private let makeTimer: MakeTimer
     private let inputs: AsyncStream<Input>
     private let input: AsyncStream<Input>.Continuation
+    /// Whether a wake-up waits in the stream already: one is enough, however often the timer wakes meanwhile.
+    private let wakeUpQueued = Atomic<Bool>(false)
 
     /// Makes the timer, given what it calls when it wakes.
     typealias MakeTimer = @Sendable (_ onWake: @escaping @Sendable () -> Void) throws -> any ReminderTimer
@@ -64,21 +68,23 @@ final class ReminderService: Service {
         var generation = 0
         let timer: any ReminderTimer
 
-        /// Sets the timer as the scheduler decided, in the order operations are applied (their commits may finish
-        /// in another order), and wraps the outcome for the writer. The scheduler's actions are the only say in
-        /// when nudged wakes.
         func commit(
             _ outcome: ReminderBook.Outcome,
             answer: @escaping @Sendable (Result<Void, any Error>) -> Void
         ) -> Commit {
-            for action in outcome.actions {
+            Commit(outcome: outcome, generation: generation, answer: answer)
+        }
+
+        /// Sets the timer as the scheduler decided, as each operation is applied: its actions are the only say in
+        /// when nudged wakes.
+        func setTimer(_ actions: [SchedulerAction]) {
+            for action in actions {
                 switch action {
                 case .armTimer(let instant): timer.arm(at: instant)
                 case .disarmTimer: timer.arm(at: nil)
                 case .deliver, .withdraw: break
                 }
             }
-            return Commit(outcome: outcome, generation: generation, answer: answer)
         }
     }
 
@@ -106,19 +112,20 @@ final class ReminderService: Service {
     }
 
     private func takeInputs() async throws {
-        let timer = try makeTimer { [input] in input.yield(.wakeUp) }
+        let timer = try makeTimer { [self] in
+            if !wakeUpQueued.exchange(true, ordering: .acquiringAndReleasing) { input.yield(.wakeUp) }
+        }
         defer { timer.stop() }
         var state = State(book: newBook(), timer: timer)
         // Before the first request, which waits in the stream: a store that cannot record this stops nudged.
-        let start = state.commit(state.book.start()) { _ in }
-        try await writer.commit(start.outcome.changes, generation: start.generation)
-        carryOut(start.outcome)
+        try await submit(state.commit(state.book.start()) { _ in }, &state).durable()
 
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await next in inputs {
                     guard let commit = take(next, &state) else { continue }
-                    group.addTask { await self.complete(commit) }
+                    let queued = submit(commit, &state)
+                    group.addTask { await self.complete(commit, queued) }
                 }
             }
         } onGracefulShutdown: { [input] in
@@ -278,6 +285,7 @@ final class ReminderService: Service {
         case .request(let apply, _):
             return apply(&state)
         case .wakeUp:
+            wakeUpQueued.store(false, ordering: .releasing)
             return state.commit(state.book.advance()) { [logger] result in
                 if case .failure(let error) = result { logger.error("could not record fired reminders: \(error)") }
             }
@@ -302,15 +310,24 @@ final class ReminderService: Service {
         return restore
     }
 
+    /// Hands an applied operation's changes to the writer, behind those applied before it, and sets the timer.
+    private func submit(_ commit: Commit, _ state: inout State) -> QueuedCommit {
+        let queued = writer.submit(commit.outcome.changes, generation: commit.generation) { [self] in
+            carryOut(commit.outcome)
+        }
+        state.setTimer(commit.outcome.actions)
+        return queued
+    }
+
     private func newBook() -> ReminderBook {
         ReminderBook(library: writer.store.library, clock: clock, catchUpWindow: catchUpWindow)
     }
 
-    /// Waits until a commit is durable, then carries out what it decided and answers; if it failed, has the loop
+    /// Waits until a commit is durable (the writer carries it out then), and answers; if it failed, has the loop
     /// reload first, so the answer is read against what is durable.
-    private func complete(_ commit: Commit) async {
+    private func complete(_ commit: Commit, _ queued: QueuedCommit) async {
         do {
-            try await writer.commit(commit.outcome.changes, generation: commit.generation)
+            try await queued.durable()
         } catch {
             if commit.reloadsOnFailure {
                 await withCheckedContinuation { done in
@@ -326,12 +343,11 @@ final class ReminderService: Service {
             commit.answer(.failure(error))
             return
         }
-        carryOut(commit.outcome)
         commit.answer(.success(()))
     }
 
     /// Hands deliveries, withdrawals and events to every sink's queue, in the order the scheduler decided them.
-    /// Never waits for a sink.
+    /// Never waits for a sink. Runs on the writer's thread, commit after commit, in the order they were applied.
     private func carryOut(_ outcome: ReminderBook.Outcome) {
         for action in outcome.actions {
             switch action {
@@ -340,7 +356,7 @@ final class ReminderService: Service {
             case .withdraw(let itemID):
                 for sink in sinks { sink.enqueue(.withdraw(itemID: itemID)) }
             case .armTimer, .disarmTimer:
-                break  // Done by `State.commit` when the operation was applied.
+                break  // Done by `State.setTimer` when the operation was applied.
             }
         }
         for event in outcome.events {

@@ -6,7 +6,8 @@ import NudgeSystem
 import Synchronization
 
 /// Makes changes durable with group commit: changes that arrive while a write is in flight are written together
-/// in the next one, and each caller resumes only once its changes are on disk.
+/// in the next one. Commits are queued in the order they are submitted, written in that order, and what follows each
+/// one (`onDurable`) runs in that order too, on the writer's thread, before its submitter hears it is durable.
 ///
 /// When a write fails, its changes and every change queued behind it (computed on top of them) fail, and so does
 /// every later commit until `resynchronized(generation:)`: the service must first reload what is durable. Each
@@ -22,7 +23,7 @@ final class StoreWriter: Sendable {
     private let state = Mutex(State())
 
     private struct State: ~Copyable {
-        var waiting: [(changes: [ChecklistChange], continuation: CheckedContinuation<Void, any Error>)] = []
+        var waiting: [QueuedCommit] = []
         var writing = false
         var failure: StoreError?
         /// The generation of the service's state that commits must come from.
@@ -49,27 +50,33 @@ final class StoreWriter: Sendable {
     /// How many commits wait for the next write.
     var queuedCount: Int { state.withLock { $0.waiting.count } }
 
-    /// Waits until `changes`, computed on generation `generation` of the service's state, are durable.
-    func commit(_ changes: [ChecklistChange], generation: Int) async throws {
-        guard !changes.isEmpty else { return }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let startWriting: Bool = state.withLock { state in
-                if let failure = state.failure ?? (generation == state.generation ? nil : state.lastFailure) {
-                    continuation.resume(throwing: failure)
-                    return false
-                }
-                state.waiting.append((changes, continuation))
-                guard !state.writing else { return false }
-                state.writing = true
-                return true
+    /// Queues `changes`, computed on generation `generation` of the service's state, behind every commit submitted
+    /// before; `onDurable` runs once they are on disk. Does not wait: `durable()` on the result does.
+    func submit(
+        _ changes: [ChecklistChange],
+        generation: Int,
+        onDurable: @escaping @Sendable () -> Void = {}
+    ) -> QueuedCommit {
+        let commit = QueuedCommit(changes: changes, onDurable: onDurable)
+        let (refusal, startWriting): (StoreError?, Bool) = state.withLock { state in
+            if let failure = state.failure ?? (generation == state.generation ? nil : state.lastFailure) {
+                return (failure, false)
             }
-            if startWriting { launch { self.drain() } }
+            state.waiting.append(commit)
+            guard !state.writing else { return (nil, false) }
+            state.writing = true
+            return (nil, true)
         }
+        if let refusal { commit.finish(.failure(refusal)) }
+        if startWriting { launch { self.drain() } }
+        return commit
     }
 
-    /// The service has reloaded the durable state as `generation`: commits from it may go ahead.
+    /// The service has reloaded the durable state as `generation`: commits from it may go ahead. A call for an
+    /// older generation, come late, changes nothing.
     func resynchronized(generation: Int) {
         state.withLock { state in
+            guard generation >= state.generation else { return }
             state.generation = generation
             state.lastFailure = state.failure ?? state.lastFailure
             state.failure = nil
@@ -85,17 +92,58 @@ final class StoreWriter: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                try store.commit(batch.flatMap(\.changes))
-                state.withLock { $0.writes += 1 }
-                for waiter in batch { waiter.continuation.resume() }
+                // A batch of commits without changes (events only) writes nothing, but keeps its place in the order.
+                let changes = batch.flatMap(\.changes)
+                if !changes.isEmpty {
+                    try store.commit(changes)
+                    state.withLock { $0.writes += 1 }
+                }
+                for commit in batch {
+                    commit.onDurable()
+                    commit.finish(.success(()))
+                }
             } catch {
                 let behind = state.withLock { state in
                     state.failure = error
                     defer { state.waiting = [] }
                     return state.waiting
                 }
-                for waiter in batch + behind { waiter.continuation.resume(throwing: error) }
+                for commit in batch + behind { commit.finish(.failure(error)) }
             }
         }
+    }
+}
+
+/// Changes handed to the `StoreWriter`, and whether they are durable yet.
+final class QueuedCommit: Sendable {
+    fileprivate let changes: [ChecklistChange]
+    fileprivate let onDurable: @Sendable () -> Void
+    private let state = Mutex<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>(
+        (nil, nil)
+    )
+
+    fileprivate init(changes: [ChecklistChange], onDurable: @escaping @Sendable () -> Void) {
+        self.changes = changes
+        self.onDurable = onDurable
+    }
+
+    /// Returns once the changes are on disk; throws why they are not.
+    func durable() async throws {
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            let result = state.withLock { state in
+                if state.result == nil { state.waiter = waiter }
+                return state.result
+            }
+            if let result { waiter.resume(with: result) }
+        }
+    }
+
+    fileprivate func finish(_ result: Result<Void, any Error>) {
+        let waiter = state.withLock { state in
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
     }
 }

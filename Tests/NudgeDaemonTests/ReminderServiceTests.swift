@@ -49,6 +49,8 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 do {
+                    // Answered once the service has caught up at start and takes requests.
+                    _ = try await service.pending
                     try await body()
                 } catch {
                     await group.triggerGracefulShutdown()
@@ -143,9 +145,10 @@ import Testing
             #expect(try await rig.service.library == rig.store.library, "memory ran ahead of the store")
             #expect(try await rig.service.pending.map(\.itemID) == [keptID])
             #expect(rig.timer.arms.last == Self.t0 + 60, "the timer was left at the refused reminder's instant")
-            // The store works again: the next change is taken, with a new ID.
+            // The store works again: the next change is taken, and both items are on disk as acknowledged.
             let nextID = try await rig.add("next", dueIn: 90)
-            #expect(nextID > keptID)
+            #expect(rig.store.library.lists[0].items.map(\.itemID) == [keptID, nextID])
+            #expect(rig.store.library.item(id: nextID)?.text == "next")
         }
     }
 
@@ -159,8 +162,10 @@ import Testing
             _ = await entered.first { true }
             let second = Task { try await rig.add("second", dueIn: 20) }
             let third = Task { try await rig.add("third", dueIn: 10) }
-            // Each was applied, in turn, when its earlier due instant re-armed the timer.
+            // Each re-armed the timer, for its earlier instant, just after the loop queued its changes behind the
+            // held write.
             _ = await rig.timer.armings.first { _ in rig.timer.arms.count == 4 }
+            #expect(rig.service.writer.queuedCount == 2, "the second and third are not queued behind the first")
             let readsBefore = rig.store.libraryReads
             rig.store.release(failing: true)
 
@@ -174,6 +179,35 @@ import Testing
             #expect(try await rig.service.pending.isEmpty)
             #expect(rig.timer.arms.last == .some(nil))
         }
+    }
+
+    /// Changes reach the disk, and the sinks, in the order they were applied, whichever request's task runs first.
+    @Test func editsAppliedDuringAWriteReachTheDiskAndTheSinksInTheOrderApplied() async throws {
+        let rig = Rig()
+        var itemID = 0
+        let entries = try await rig.running {
+            itemID = try await rig.add("water", dueIn: 300)
+            let entered = rig.store.holdNextCommit()
+            let held = Task { try await rig.add("held", dueIn: 400) }
+            _ = await entered.first { true }
+            var edits: [Task<Components.Schemas.Item, any Error>] = []
+            let edited = itemID
+            for seconds in [100, 200, 50, 250] as [TimeInterval] {
+                edits.append(
+                    Task { try await rig.service.editItem(edited, ItemPatch(ItemEdit(dueDate: Self.t0 + seconds))) }
+                )
+                // Applied (it re-armed the timer) before the next edit is sent.
+                _ = await rig.timer.armings.first { $0 == Self.t0 + seconds }
+            }
+            rig.store.release(failing: false)
+            _ = try await held.value
+            for edit in edits { _ = try await edit.value }
+        }
+        #expect(rig.store.library.item(id: itemID)?.dueDate == Self.t0 + 250)
+        let dues = entries.compactMap { entry -> Date? in
+            if case .observed(let event) = entry, event.itemID == itemID { event.due } else { nil }
+        }
+        #expect(dues == [300, 100, 200, 50, 250].map { Self.t0 + $0 })
     }
 
     @Test func aRequestAfterTheServiceStoppedIsRefusedAsStopping() async throws {

@@ -16,28 +16,27 @@ import Testing
         try await body(store)
     }
 
-    @Test func commitsThatArriveDuringAWriteAreWrittenTogether() async throws {
+    @Test func commitsThatArriveDuringAWriteAreWrittenTogetherAndFollowedInTheOrderSubmitted() async throws {
         try await withStore { store in
             // A drain held back stands for a write in flight: every commit must wait behind it.
             let held = Mutex<[@Sendable () -> Void]>([])
             let writer = StoreWriter(store: store) { drain in held.withLock { $0.append(drain) } }
-            let changes = (1...20).map { itemID in
-                ChecklistChange.putItem(
-                    ChecklistItem(itemID: itemID, text: "item \(itemID)", createdAt: Date()),
-                    listID: 1
+            let followed = Mutex<[Int]>([])
+            let queued = (1...20).map { itemID in
+                writer.submit(
+                    [.putItem(ChecklistItem(itemID: itemID, text: "item \(itemID)", createdAt: Date()), listID: 1)],
+                    generation: 0,
+                    onDurable: { followed.withLock { $0.append(itemID) } }
                 )
             }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for change in changes { group.addTask { try await writer.commit([change], generation: 0) } }
-                // Let every commit queue up, then let the writer run.
-                while writer.queuedCount < changes.count { await Task.yield() }
-                let drains = held.withLock { $0 }
-                #expect(drains.count == 1)
-                for drain in drains { StoreWriter.onNewThread(drain) }
-                try await group.waitForAll()
-            }
+            #expect(writer.queuedCount == 20)
+            let drains = held.withLock { $0 }
+            #expect(drains.count == 1)
+            for drain in drains { StoreWriter.onNewThread(drain) }
+            for commit in queued { try await commit.durable() }
             #expect(writer.writeCount == 1)
             #expect(store.library.itemCount == 20)
+            #expect(followed.withLock { $0 } == Array(1...20))
         }
     }
 
@@ -46,13 +45,15 @@ import Testing
             let writer = StoreWriter(store: store)
             // An edit of an item that does not exist is refused by the store: a failed write without I/O tricks.
             let bad = ChecklistChange.removeItem(itemID: 42)
-            await #expect(throws: StoreError.self) { try await writer.commit([bad], generation: 0) }
+            await #expect(throws: StoreError.self) { try await writer.submit([bad], generation: 0).durable() }
             let good = ChecklistChange.putItem(ChecklistItem(itemID: 1, text: "ok", createdAt: Date()), listID: 1)
-            await #expect(throws: StoreError.self) { try await writer.commit([good], generation: 0) }
+            await #expect(throws: StoreError.self) { try await writer.submit([good], generation: 0).durable() }
             writer.resynchronized(generation: 1)
             // A change computed before the reload is void, however late it comes; one computed after goes through.
-            await #expect(throws: StoreError.self) { try await writer.commit([good], generation: 0) }
-            try await writer.commit([good], generation: 1)
+            await #expect(throws: StoreError.self) { try await writer.submit([good], generation: 0).durable() }
+            // A late word from the older generation does not take the writer back to it.
+            writer.resynchronized(generation: 0)
+            try await writer.submit([good], generation: 1).durable()
             #expect(store.library.itemCount == 1)
         }
     }
