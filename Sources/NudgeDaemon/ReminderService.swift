@@ -75,6 +75,14 @@ final class ReminderService: Service {
             Commit(outcome: outcome, generation: generation, answer: answer)
         }
 
+        /// Schedules what the book holds, fires late or reports missed what fell due unhandled: at start, and after
+        /// a reload. A failure does not reload again: the disk may still fail, and reloading would never end.
+        mutating func restore() -> Commit {
+            var restore = commit(book.start()) { _ in }
+            restore.reloadsOnFailure = false
+            return restore
+        }
+
         /// Sets the timer as the scheduler decided, as each operation is applied: its actions are the only say in
         /// when nudged wakes.
         func setTimer(_ actions: [SchedulerAction]) {
@@ -94,7 +102,7 @@ final class ReminderService: Service {
         var generation: Int
         /// Tells whoever asked: after the outcome is carried out, or after the reload a failure caused.
         var answer: @Sendable (Result<Void, any Error>) -> Void
-        /// False for the restore after a reload: the disk may still fail, and reloading again would never end.
+        /// False for a restore (`State.restore`).
         var reloadsOnFailure = true
     }
 
@@ -118,7 +126,7 @@ final class ReminderService: Service {
         defer { timer.stop() }
         var state = State(book: newBook(), timer: timer)
         // Before the first request, which waits in the stream: a store that cannot record this stops nudged.
-        try await submit(state.commit(state.book.start()) { _ in }, &state).durable()
+        try await submit(state.restore(), &state).durable()
 
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -305,9 +313,7 @@ final class ReminderService: Service {
         state.book = newBook()
         writer.resynchronized(generation: state.generation)
         // The new book has nothing pending yet: schedule the reminders of what is durable, as at start.
-        var restore = state.commit(state.book.start()) { _ in }
-        restore.reloadsOnFailure = false
-        return restore
+        return state.restore()
     }
 
     /// Hands an applied operation's changes to the writer, behind those applied before it, and sets the timer.

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NudgeAPI
+import NudgeSystem
 import OpenAPIHummingbird
 import ServiceLifecycle
 
@@ -48,7 +49,7 @@ enum APIServer {
         } onServerRunning: { _ in
             // Bound with the umask's mode. Its directory is 0700, so nobody else could reach it before this.
             do {
-                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: socket)
+                _ = try SystemCall.valueOrErrno { chmod(socket, 0o600) }
             } catch {
                 logger.warning("could not make the socket \(socket) 0600: \(error)")
             }
