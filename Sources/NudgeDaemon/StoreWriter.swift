@@ -103,12 +103,16 @@ final class StoreWriter: Sendable {
                     commit.finish(.success(()))
                 }
             } catch {
+                // Commits not in the failed write were not written at all, even if that write's outcome is unknown.
+                let refusal =
+                    error.code == .outcomeUnknown ? StoreError.notWritten(path: error.path, after: error) : error
                 let behind = state.withLock { state in
-                    state.failure = error
+                    state.failure = refusal
                     defer { state.waiting = [] }
                     return state.waiting
                 }
-                for commit in batch + behind { commit.finish(.failure(error)) }
+                for commit in batch { commit.finish(.failure(error)) }
+                for commit in behind { commit.finish(.failure(refusal)) }
             }
         }
     }

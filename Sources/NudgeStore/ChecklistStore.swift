@@ -38,7 +38,12 @@ public final class ChecklistStore: DurableStore {
     /// A file that cannot be read is left exactly as it is, and so are any temporary files beside it: the error
     /// says what is wrong and what to do.
     public static func open(path: String) throws(StoreError) -> ChecklistStore {
-        let file = StoreFile(path: path)
+        try open(path: path, faults: .none)
+    }
+
+    /// `open(path:)`, with faults injected into every replace of the file.
+    static func open(path: String, faults: StoreFaults) throws(StoreError) -> ChecklistStore {
+        let file = StoreFile(path: path, faults: faults)
         try file.createDirectory()
         let lock = try StoreLock.acquire(lockPath: path + ".lock", storePath: path)
         do throws(StoreError) {
@@ -64,8 +69,9 @@ public final class ChecklistStore: DurableStore {
     /// Applies the changes, in order, to a copy of the library and writes the result durably; only then does
     /// `library` change. Blocks for the write, fsync included.
     ///
-    /// On any failure the file keeps its last durable content and `library` is unchanged. An empty list of changes
-    /// writes nothing.
+    /// On a failure the file keeps its last durable content and `library` is unchanged, except when the outcome is
+    /// unknown (`.outcomeUnknown`): then `library` shows what the file now holds, the changes applied. An empty list
+    /// of changes writes nothing.
     public func commit(_ changes: [ChecklistChange]) throws(StoreError) {
         try writer.withLock { (lock: inout StoreLock?) throws(StoreError) in
             guard lock != nil else { throw .closed(path: path) }
@@ -78,7 +84,14 @@ public final class ChecklistStore: DurableStore {
                     throw .rejectedChange(path: path, index: index, count: changes.count, error: error)
                 }
             }
-            try persist(changes, resulting: next)
+            do throws(StoreError) {
+                try persist(changes, resulting: next)
+            } catch {
+                // The rename put exactly `next` in the file: serve it, so that what readers see matches the file,
+                // and no ID in it is handed out again.
+                if error.code == .outcomeUnknown { published.withLock { $0 = next } }
+                throw error
+            }
             published.withLock { $0 = next }
         }
     }

@@ -21,6 +21,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case rejectedChange = "rejected_change"
         /// The store was closed.
         case closed
+        /// The new content replaced the file, but flushing it to disk failed: it may or may not survive a crash.
+        case outcomeUnknown = "outcome_unknown"
     }
 
     public let code: Code
@@ -116,6 +118,28 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             "could not save store \(path) (\(step)): \(explain(errno)); the store keeps its last saved content — "
                 + "check free space, quotas and permissions there, then retry",
             errno: errno
+        )
+    }
+
+    /// The rename happened, then `step` failed twice: the file holds the new content, which a crash may undo.
+    static func outcomeUnknown(path: String, step: String, errno: Errno) -> StoreError {
+        StoreError(
+            .outcomeUnknown,
+            path: path,
+            "store \(path) holds the change, but it may not be durable (\(step)): \(explain(errno)); nudged now "
+                + "serves what the file holds — check the disk, and read the change back",
+            errno: errno
+        )
+    }
+
+    /// A change queued behind a write that failed with `cause`, and so never written.
+    public static func notWritten(path: String, after cause: StoreError) -> StoreError {
+        StoreError(
+            .io,
+            path: path,
+            "could not save store \(path): the write before this one failed, so this change was not written "
+                + "(\(cause.description)); retry once nudged has reloaded",
+            errno: cause.errno
         )
     }
 

@@ -10,9 +10,11 @@ struct StoreFile: Sendable {
     let directory: String
     /// Hidden and named after the store, so a crash leftover is recognizably ours and nobody else's.
     let temporaryPrefix: String
+    let faults: StoreFaults
 
-    init(path: String) {
+    init(path: String, faults: StoreFaults = .none) {
         self.path = path
+        self.faults = faults
         let filePath = FilePath(path)
         directory = Self.name(of: filePath.removingLastComponent())
         temporaryPrefix = "." + (filePath.lastComponent?.string ?? path) + ".tmp-"
@@ -72,14 +74,17 @@ struct StoreFile: Sendable {
     /// renamed over the store, then the directory flushed so the rename itself survives a power cut. Foundation's
     /// `.atomic` write skips both flushes and creates the file 0666 minus umask.
     ///
-    /// On failure the store keeps its previous content and the temporary file is removed.
+    /// On failure the store keeps its previous content and the temporary file is removed; except `.outcomeUnknown`:
+    /// the file holds the new content, but it may not survive a power cut.
     func replace(with bytes: Data) throws(StoreError) {
         let (temporaryPath, descriptor) = try createTemporaryFile()
         do throws(StoreError) {
-            try attempt("writing \(temporaryPath)") { () throws(Errno) in
+            try attempt(.write, "writing \(temporaryPath)") { () throws(Errno) in
                 _ = try SystemCall.typed { try descriptor.writeAll(bytes) }
             }
-            try attempt("flushing \(temporaryPath) to disk") { () throws(Errno) in try SystemCall.fsync(descriptor) }
+            try attempt(.flush, "flushing \(temporaryPath) to disk") { () throws(Errno) in
+                try SystemCall.fsync(descriptor)
+            }
         } catch {
             try? descriptor.close()  // The write already failed; that error is the one to report.
             discard(temporaryPath)
@@ -87,20 +92,26 @@ struct StoreFile: Sendable {
         }
         do throws(StoreError) {
             // close can report a deferred write error (NFS), so its result matters.
-            try attempt("closing \(temporaryPath)") { () throws(Errno) in
+            try attempt(.close, "closing \(temporaryPath)") { () throws(Errno) in
                 try SystemCall.typed { try descriptor.close() }
             }
-            try attempt("renaming \(temporaryPath) over the store") { () throws(Errno) in
+            try attempt(.rename, "renaming \(temporaryPath) over the store") { () throws(Errno) in
                 try SystemCall.rename(temporaryPath, to: path)
             }
         } catch {
             discard(temporaryPath)
             throw error
         }
-        // If only this fails, the new content is in place but maybe not durable. It is reported as a failure all
-        // the same: the caller keeps its old state, as it would after a lost acknowledgement.
-        try attempt("flushing directory \(directory) to disk") { () throws(Errno) in
-            try Self.sync(directory: directory)
+        // The new content is in place now, but durable only once the directory is flushed. A failed flush can be
+        // transient, so it gets a second try; after two, nobody can say whether the change survives a power cut.
+        do throws(Errno) {
+            try syncDirectory()
+        } catch {
+            do throws(Errno) {
+                try syncDirectory()
+            } catch {
+                throw .outcomeUnknown(path: path, step: "flushing directory \(directory) to disk", errno: error)
+            }
         }
     }
 
@@ -131,6 +142,7 @@ struct StoreFile: Sendable {
             let temporaryPath = directory + "/" + temporaryPrefix + String(UInt64.random(in: 0..<(1 << 48)), radix: 36)
             do throws(Errno) {
                 // O_EXCL: never open a file someone else made, or a symlink planted at the name.
+                try faults.before(.create)
                 let descriptor = try SystemCall.typed {
                     try FileDescriptor.open(
                         FilePath(temporaryPath),
@@ -160,8 +172,23 @@ struct StoreFile: Sendable {
         try? SystemCall.unlink(temporaryPath)
     }
 
-    private func attempt(_ step: String, _ body: () throws(Errno) -> Void) throws(StoreError) {
-        do { try body() } catch { throw .writeFailed(path: path, step: step, errno: error) }
+    /// Runs one step of a replace, unless a fault was injected there; `description` names it for the error.
+    private func attempt(
+        _ step: StoreFaults.Step,
+        _ description: String,
+        _ body: () throws(Errno) -> Void
+    ) throws(StoreError) {
+        do throws(Errno) {
+            try faults.before(step)
+            try body()
+        } catch {
+            throw .writeFailed(path: path, step: description, errno: error)
+        }
+    }
+
+    private func syncDirectory() throws(Errno) {
+        try faults.before(.syncDirectory)
+        try Self.sync(directory: directory)
     }
 
     /// mkdir -p, touching only the missing directories. Each new directory's entry is flushed too: otherwise a power
@@ -198,4 +225,16 @@ struct StoreFile: Sendable {
     private static func name(of directory: FilePath) -> String {
         directory.isEmpty ? "." : directory.string
     }
+}
+
+/// Where tests make a durable replace fail: asked before each step, it throws the error that step should fail with,
+/// as if the system call had. The real store has none.
+struct StoreFaults: Sendable {
+    enum Step: Sendable, CaseIterable {
+        case create, write, flush, close, rename, syncDirectory
+    }
+
+    let before: @Sendable (Step) throws(Errno) -> Void
+
+    static let none = StoreFaults { _ in }
 }

@@ -144,6 +144,26 @@ extension NudgeStoreTests {
             }
         }
 
+        /// The file holds the change when the outcome is unknown, so the store serves it too: a reload then
+        /// matches the file, and the new item's ID is not handed out again.
+        @Test func aCommitWithAnUnknownOutcomeIsWhatTheLibraryShows() throws {
+            try withTemporaryDirectory { directory in
+                try ChecklistStore.open(path: directory.storePath).close()
+                let store = try ChecklistStore.open(
+                    path: directory.storePath,
+                    faults: .failing(.syncDirectory, times: 2)
+                )
+                defer { store.close() }
+                let add = try store.library.makeAddItem(text: "maybe", listID: 1, now: testNow)
+                let error = #expect(throws: StoreError.self) { try store.commit([add]) }
+                #expect(error?.code == .outcomeUnknown)
+                #expect(store.library.item(id: 1)?.text == "maybe")
+                #expect(
+                    try LibraryCoding.decode(Array(FileSnapshot(directory.storePath).bytes), path: "") == store.library
+                )
+            }
+        }
+
         @Test func emptyCommitWritesNothing() throws {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)

@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import SystemPackage
 import Testing
 
 @testable import NudgeStore
@@ -44,10 +46,56 @@ extension NudgeStoreTests {
             }
         }
 
+        /// The rename is done when the directory flush fails: a second try that succeeds makes it durable, and
+        /// two failures leave the new content in place with an unknown outcome, never a claim that nothing changed.
+        @Test(arguments: [1, 2])
+        func aFailedDirectoryFlushIsRetriedOnceThenTheOutcomeIsUnknown(failures: Int) throws {
+            try withTemporaryDirectory { directory in
+                let file = StoreFile(path: directory.storePath, faults: .failing(.syncDirectory, times: failures))
+                try Data("old".utf8).write(to: URL(fileURLWithPath: directory.storePath))
+                if failures == 1 {
+                    try file.replace(with: Data("new".utf8))
+                } else {
+                    let error = #expect(throws: StoreError.self) { try file.replace(with: Data("new".utf8)) }
+                    #expect(error?.code == .outcomeUnknown)
+                    #expect(error?.errno == .ioError)
+                }
+                #expect(try FileSnapshot(directory.storePath).bytes == Data("new".utf8))
+                #expect(try directory.temporaryFiles() == [])
+            }
+        }
+
+        @Test(arguments: [StoreFaults.Step.create, .write, .flush, .close, .rename])
+        func aStepFailingBeforeTheRenameKeepsTheOldContent(step: StoreFaults.Step) throws {
+            try withTemporaryDirectory { directory in
+                let file = StoreFile(path: directory.storePath, faults: .failing(step, times: 1))
+                try Data("old".utf8).write(to: URL(fileURLWithPath: directory.storePath))
+                let error = #expect(throws: StoreError.self) { try file.replace(with: Data("new".utf8)) }
+                #expect(error?.code == .io)
+                #expect(try FileSnapshot(directory.storePath).bytes == Data("old".utf8))
+                #expect(try directory.temporaryFiles() == [])
+            }
+        }
+
         @Test func relativePathUsesTheCurrentDirectory() {
             let file = StoreFile(path: "Checklists.plist")
             #expect(file.directory == ".")
             #expect(file.temporaryPrefix == ".Checklists.plist.tmp-")
+        }
+    }
+}
+
+extension StoreFaults {
+    /// Fails `step` with EIO the first `times` it is tried.
+    static func failing(_ step: Step, times: Int) -> StoreFaults {
+        let left = Mutex(times)
+        return StoreFaults { tried throws(Errno) in
+            let fails = left.withLock { left in
+                guard tried == step, left > 0 else { return false }
+                left -= 1
+                return true
+            }
+            if fails { throw .ioError }
         }
     }
 }

@@ -70,6 +70,12 @@ struct APIFailure: Error {
                 case .emptyText, .unknownIcon, .timeNotUnderstood: .badRequest
                 }
             return APIFailure(status: status, code: error.code.rawValue, message: error.description)
+        case let error as StoreError where error.code == .outcomeUnknown:
+            return APIFailure(
+                status: .internalServerError,
+                code: "outcome_unknown",
+                message: "the outcome of the change is unknown: \(error.description)"
+            )
         case let error as StoreError:
             return APIFailure(
                 status: .internalServerError,
