@@ -116,7 +116,13 @@ let package = Package(
             ]
         ),
         // Runs the real nudged and nudge binaries; `swift build` first, so both exist.
-        .testTarget(name: "IntegrationTests"),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,8 +15,8 @@ import Synchronization
 /// in arrival order, at once, hands its changes to the writer in that order, and sets the timer as the scheduler
 /// decided. A change is carried out (sinks, events) and answered only once it is durable, in the order it was
 /// applied; the loop does not wait for that itself, so changes that arrive during a write go to disk together in
-/// the next one (group commit). If a write fails, the loop reloads the book from what the store holds, so memory
-/// never runs ahead of disk for long, and nothing is acknowledged that is not on disk.
+/// the next one (group commit). If a write fails, the book is stale: before the next input uses it, the loop reloads
+/// it from what the store holds. Nothing is acknowledged that is not on disk, and nothing is read that is not.
 final class ReminderService: Service {
     let events = EventHub()
     let writer: StoreWriter
@@ -57,7 +57,7 @@ final class ReminderService: Service {
         case request(apply: @Sendable (inout State) -> Commit?, refuse: @Sendable () -> Void)
         /// The timer's instant came, or the wall clock was set.
         case wakeUp
-        /// A commit computed on generation `appliedTo` failed; `done` is resumed once the book is reloaded.
+        /// A commit computed on generation `appliedTo` failed; `done` is resumed once the book is marked stale.
         case writeFailed(appliedTo: Int, error: any Error, done: CheckedContinuation<Void, Never>)
     }
 
@@ -66,6 +66,9 @@ final class ReminderService: Service {
         var book: ReminderBook
         /// Counts reloads of `book` after failed writes: a commit computed on an older one is void.
         var generation = 0
+        /// A write of this generation failed, so `book` may be ahead of disk; the writer refuses commits until the
+        /// reload.
+        var stale = false
         let timer: any ReminderTimer
 
         func commit(
@@ -76,11 +79,10 @@ final class ReminderService: Service {
         }
 
         /// Schedules what the book holds, fires late or reports missed what fell due unhandled: at start, and after
-        /// a reload. A failure does not reload again: the disk may still fail, and reloading would never end.
+        /// a reload. A commit like any other: if it fails, the next input reloads again, so a failing disk costs one
+        /// attempt per input, never a loop.
         mutating func restore() -> Commit {
-            var restore = commit(book.start()) { _ in }
-            restore.reloadsOnFailure = false
-            return restore
+            commit(book.start()) { _ in }
         }
 
         /// Sets the timer as the scheduler decided, as each operation is applied: its actions are the only say in
@@ -100,10 +102,8 @@ final class ReminderService: Service {
     private struct Commit: Sendable {
         var outcome: ReminderBook.Outcome
         var generation: Int
-        /// Tells whoever asked: after the outcome is carried out, or after the reload a failure caused.
+        /// Tells whoever asked: after the outcome is carried out, or once a failure has made the book stale.
         var answer: @Sendable (Result<Void, any Error>) -> Void
-        /// False for a restore (`State.restore`).
-        var reloadsOnFailure = true
     }
 
     /// Schedules what the store holds, fires late or reports missed what fell due while nudged was down, then takes
@@ -131,9 +131,10 @@ final class ReminderService: Service {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await next in inputs {
-                    guard let commit = take(next, &state) else { continue }
-                    let queued = submit(commit, &state)
-                    group.addTask { await self.complete(commit, queued) }
+                    for commit in take(next, &state) {
+                        let queued = submit(commit, &state)
+                        group.addTask { await self.complete(commit, queued) }
+                    }
                 }
             }
         } onGracefulShutdown: { [input] in
@@ -287,33 +288,41 @@ final class ReminderService: Service {
         }
     }
 
-    /// Applies one input; what it returns is committed outside the loop.
-    private func take(_ next: Input, _ state: inout State) -> Commit? {
+    /// Applies one input; what it returns is committed outside the loop, in order.
+    private func take(_ next: Input, _ state: inout State) -> [Commit] {
         switch next {
         case .request(let apply, _):
-            return apply(&state)
+            let restore = reloadIfStale(&state)
+            return restore + [apply(&state)].compactMap { $0 }
         case .wakeUp:
             wakeUpQueued.store(false, ordering: .releasing)
-            return state.commit(state.book.advance()) { [logger] result in
-                if case .failure(let error) = result { logger.error("could not record fired reminders: \(error)") }
-            }
+            let restore = reloadIfStale(&state)
+            return restore + [
+                state.commit(state.book.advance()) { [logger] result in
+                    if case .failure(let error) = result { logger.error("could not record fired reminders: \(error)") }
+                }
+            ]
         case .writeFailed(let appliedTo, let error, let done):
             defer { done.resume() }
-            // Of the commits computed on one generation, only the first to fail reloads: the others failed with it.
-            guard appliedTo == state.generation else { return nil }
-            return reload(after: error, &state)
+            // Of the commits computed on one generation, only the first to fail counts: the others failed with it.
+            if appliedTo == state.generation && !state.stale {
+                logger.error("saving failed (\(error)); the last saved state is reloaded before the next request")
+                state.stale = true
+            }
+            return []
         }
     }
 
-    /// A write failed: what is in memory may be ahead of disk, so start again from what is durable. The writer
-    /// refuses commits until it hears the new generation, and commits from older generations after.
-    private func reload(after error: any Error, _ state: inout State) -> Commit {
-        logger.error("saving failed (\(error)); reloading the last saved state")
+    /// A write failed: what is in memory may be ahead of disk, so start again from what is durable, and schedule
+    /// its reminders as at start. The writer refuses commits until it hears the new generation, and commits from
+    /// older generations after.
+    private func reloadIfStale(_ state: inout State) -> [Commit] {
+        guard state.stale else { return [] }
+        state.stale = false
         state.generation += 1
         state.book = newBook()
         writer.resynchronized(generation: state.generation)
-        // The new book has nothing pending yet: schedule the reminders of what is durable, as at start.
-        return state.restore()
+        return [state.restore()]
     }
 
     /// Hands an applied operation's changes to the writer, behind those applied before it, and sets the timer.
@@ -330,26 +339,18 @@ final class ReminderService: Service {
     }
 
     /// Waits until a commit is durable (the writer carries it out then), and answers; if it failed, has the loop
-    /// reload first, so the answer is read against what is durable.
+    /// mark the book stale first, so the asker's next request is read against what is durable.
     private func complete(_ commit: Commit, _ queued: QueuedCommit) async {
         do {
             try await queued.durable()
+            commit.answer(.success(()))
         } catch {
-            if commit.reloadsOnFailure {
-                await withCheckedContinuation { done in
-                    let failed = Input.writeFailed(appliedTo: commit.generation, error: error, done: done)
-                    if case .terminated = input.yield(failed) { done.resume() }
-                }
-            } else {
-                // The disk still fails. Reminders that fell due meanwhile were not delivered; their firing is not
-                // durable, so the next start delivers them. Let later changes try the disk again.
-                logger.error("could not record reminders that fell due while reloading: \(error)")
-                writer.resynchronized(generation: commit.generation)
+            await withCheckedContinuation { done in
+                let failed = Input.writeFailed(appliedTo: commit.generation, error: error, done: done)
+                if case .terminated = input.yield(failed) { done.resume() }
             }
             commit.answer(.failure(error))
-            return
         }
-        commit.answer(.success(()))
     }
 
     /// Hands deliveries, withdrawals and events to every sink's queue, in the order the scheduler decided them.
