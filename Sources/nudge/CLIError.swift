@@ -57,6 +57,11 @@ struct CLIError: Error, CustomStringConvertible {
         )
     }
 
+    /// nudged ended `nudge watch`'s stream because it fell too far behind; `message` is nudged's.
+    static func watcherDropped(_ message: String) -> CLIError {
+        CLIError(.unreachable, "nudged dropped this watch: \(message)")
+    }
+
     /// `nudge watch` lost its stream: the daemon stopped or restarted.
     static func daemonWentAway(_ socketPath: String, reason: String) -> CLIError {
         CLIError(

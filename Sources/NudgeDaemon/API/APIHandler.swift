@@ -92,15 +92,26 @@ struct APIHandler: APIProtocol {
 
     /// Subscribes before answering, so a client that has the answer's head sees every later event.
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
-        let events = service.events.subscribe().map { event in
-            let wire = Components.Schemas.Event(event)
-            return ServerSentEventWithJSONData(event: wire.kind.rawValue, data: wire)
+        let encoder = APICoding.encoder()
+        let events = service.events.subscribe().map { notice in
+            switch notice {
+            case .event(let event):
+                let wire = Components.Schemas.Event(event)
+                return ServerSentEvent(event: wire.kind.rawValue, data: try Self.json(wire, encoder))
+            case .dropped(let limit):
+                let dropped = Components.Schemas.Dropped(
+                    limit: limit,
+                    message: "this watcher fell more than \(limit) bytes of events behind, so nudged ended its stream; "
+                        + "read faster, or reconnect and read the items back"
+                )
+                return ServerSentEvent(event: "dropped", data: try Self.json(dropped, encoder))
+            }
         }
-        let body = HTTPBody(
-            events.asEncodedServerSentEventsWithJSONData(encoder: APICoding.encoder()),
-            length: .unknown,
-            iterationBehavior: .single
-        )
+        let body = HTTPBody(events.asEncodedServerSentEvents(), length: .unknown, iterationBehavior: .single)
         return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .textEventStream(body)))
+    }
+
+    private static func json(_ value: some Encodable, _ encoder: JSONEncoder) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

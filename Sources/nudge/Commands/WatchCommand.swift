@@ -10,7 +10,8 @@ struct WatchCommand: DaemonCommand {
         abstract: "Print the daemon's reminder decisions as they happen.",
         discussion: """
             One line per event: scheduled, replaced, cancelled, fired, missed. Runs until interrupted (Ctrl-C); \
-            if the daemon stops, exits with status 3. With --json, prints each event as one JSON object per line.
+            if the daemon stops, or drops this watcher for falling over 1 MiB of events behind, exits with \
+            status 3. With --json, prints each event as one JSON object per line.
 
               2026-11-21 17:00:00  fired      #7 "water the plants" (due 17:00:00, 3s late)
 
@@ -27,6 +28,10 @@ struct WatchCommand: DaemonCommand {
             try await client.streamEvents { event in
                 // JSON never needs a raw newline, so joining a multi-line `data:` keeps one object per line.
                 let data = (event.data ?? "").split(separator: "\n").joined(separator: " ")
+                if event.event == "dropped" {
+                    let dropped = try? decoder.decode(Components.Schemas.Dropped.self, from: Data(data.utf8))
+                    throw CLIError.watcherDropped(dropped?.message ?? data)
+                }
                 if json {
                     Output.line(data)
                 } else if let decoded = try? decoder.decode(Components.Schemas.Event.self, from: Data(data.utf8)) {

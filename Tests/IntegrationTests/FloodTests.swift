@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// nudged under floods it must outlast with bounded memory.
+@Suite(.timeLimit(.minutes(4))) struct FloodTests {
+    /// A watcher that stops reading is dropped once 1 MiB of events wait for it, with a last `dropped` event; a
+    /// watcher that reads sees every event; and nudged's peak RSS through 20,000 edits of 4 KiB texts stays under
+    /// 64 MB (unbounded, the stalled watcher alone would hold about 85 MB of events).
+    @Test func aStalledWatcherIsDroppedAndMemoryStaysBounded() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox)
+        defer { daemon.stop() }
+        let editors = 8
+        let editsEach = 2_500
+        var itemIDs: [Int] = []
+        for editor in 0..<editors {
+            itemIDs.append(try await sandbox.addItem("item \(editor)", due: Date() + 86_400))
+        }
+
+        let stalled = try StalledWatcher(sandbox.socket)
+        defer { stalled.close() }
+        let reader = Process()
+        let readerOutput = sandbox.path + "/reader.sse"
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        reader.arguments = ["-sN", "-o", readerOutput, "--unix-socket", sandbox.socket, "http://nudged/v1/events"]
+        try reader.run()
+        defer {
+            // SIGKILL: curl inherits the test thread's signal mask, which may block SIGTERM.
+            kill(reader.processIdentifier, SIGKILL)
+            reader.waitUntilExit()
+        }
+        try await eventually("both watchers to be subscribed") {
+            try await sandbox.health()["watchers"] as? Int == 2
+        }
+
+        let text = String(repeating: "x", count: 4096)
+        let body = try JSONSerialization.data(withJSONObject: ["text": text])
+        let bodyFile = sandbox.path + "/edit.json"
+        try body.write(to: URL(fileURLWithPath: bodyFile))
+        try await withThrowingTaskGroup(of: CommandResult.self) { edits in
+            for itemID in itemIDs {
+                edits.addTask {
+                    try await run(
+                        "/usr/bin/curl",
+                        [
+                            "-sf", "--unix-socket", sandbox.socket, "-X", "PATCH",
+                            "-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile,
+                        ]
+                            + Array(
+                                repeating: ["-o", "/dev/null", "http://nudged/v1/items/\(itemID)"],
+                                count: editsEach
+                            ).flatMap { $0 }
+                    )
+                }
+            }
+            for try await result in edits { #expect(result.status == 0, "editing through curl: \(result)") }
+        }
+
+        // The stalled watcher's stream ends with the notice; the reader saw every edit's event.
+        let stalledStream = try stalled.readToDropped()
+        let lastEvent = String(stalledStream.suffix(400))
+        #expect(lastEvent.contains("event: dropped\ndata: {\"limit\":1048576,"), "the stream ends: \(lastEvent)")
+        try await eventually("the reader to have every replaced event") {
+            let counted = try await run("/usr/bin/grep", ["-c", "^event: replaced", readerOutput])
+            return Int(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == editors * editsEach
+        }
+        #expect(reader.isRunning, "the reading watcher was dropped too")
+        #expect(try await sandbox.health()["watchers"] as? Int == 1)
+        let peak = try Self.peakResidentMegabytes(daemon.process.processIdentifier)
+        #expect(peak < 64, "nudged's peak RSS was \(peak) MB")
+        print("stalled watcher: nudged's peak RSS \(peak) MB through \(editors * editsEach) edits")
+    }
+
+    /// VmHWM: the most memory the process has had resident, in MB.
+    static func peakResidentMegabytes(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { throw Failure("no VmHWM in /proc/\(pid)/status") }
+        return kilobytes / 1024
+    }
+}
+
+/// A client of `/v1/events` that sends its request and reads nothing until told.
+final class StalledWatcher: Sendable {
+    let descriptor: Int32
+
+    init(_ socketPath: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0, withUnixAddress(socketPath, { connect(descriptor, $0, $1) }) == 0 else {
+            throw Failure("could not connect to \(socketPath): errno \(errno)")
+        }
+        let request = Array("GET /v1/events HTTP/1.1\r\nHost: nudged\r\n\r\n".utf8)
+        guard write(descriptor, request, request.count) == request.count else {
+            throw Failure("could not send the request: errno \(errno)")
+        }
+        // Reading below waits at most this long for each piece: a deadline, not a pause.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads what nudged sent until the `dropped` event and the end of the stream; the text of it all.
+    func readToDropped() throws -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 { throw Failure("reading the stalled watcher's stream: errno \(errno)") }
+            if count == 0 { break }
+            received += buffer[0..<count]
+            // The chunked body's last chunk ends the stream.
+            if received.suffix(5) == Array("0\r\n\r\n".utf8) { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
+}
