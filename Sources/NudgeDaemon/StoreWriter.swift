@@ -103,9 +103,8 @@ final class StoreWriter: Sendable {
                     commit.finish(.success(()))
                 }
             } catch {
-                // Commits not in the failed write were not written at all, even if that write's outcome is unknown.
-                let refusal =
-                    error.code == .outcomeUnknown ? StoreError.notWritten(path: error.path, after: error) : error
+                // Commits not in the failed write were not written at all, whatever that write's outcome.
+                let refusal = StoreError.notWritten(path: error.path, after: error)
                 let behind = state.withLock { state in
                     state.failure = refusal
                     defer { state.waiting = [] }

@@ -150,8 +150,7 @@ import Testing
         }
 
         func send(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> Answer {
-            let encodedSocket = socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socket
-            var request = HTTPClientRequest(url: "http+unix://\(encodedSocket)\(path)")
+            var request = HTTPClientRequest(url: url(path))
             request.method = .init(rawValue: method)
             if let body {
                 request.headers.add(name: "Content-Type", value: "application/json")
@@ -171,6 +170,11 @@ import Testing
             return Answer(status: status, json: json)
         }
 
+        /// `path` on nudged's socket, as AsyncHTTPClient names it: the socket's path percent-encoded as the host.
+        func url(_ path: String) -> String {
+            "http+unix://" + (socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socket) + path
+        }
+
         /// Every item's text, by ID.
         func items() async throws -> [Int: String] {
             let answer = try await send("GET", "/v1/items?all=true", nil)
@@ -184,9 +188,8 @@ import Testing
 
         /// An item's text, or nil if there is no such item.
         func text(of itemID: Int) async throws -> String? {
-            let encodedSocket = socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socket
             let response = try await http.execute(
-                HTTPClientRequest(url: "http+unix://\(encodedSocket)/v1/items/\(itemID)"),
+                HTTPClientRequest(url: url("/v1/items/\(itemID)")),
                 timeout: .seconds(30)
             )
             let bytes = try await response.body.collect(upTo: 1 << 20)
