@@ -6,6 +6,7 @@ import NudgeAPI
 import NudgeCore
 import NudgeSinks
 import NudgeStore
+import NudgeSystem
 import ServiceLifecycle
 
 /// `nudged`: the reminder service. Owns the store, keeps one pending reminder per item, fires them on time, and
@@ -28,6 +29,12 @@ public struct NudgedCommand: AsyncParsableCommand {
             On start, reminders that fell due while nudged was not running fire once, marked late, if they are \
             within the catch-up window, and are reported missed otherwise. SIGTERM or SIGINT stop it cleanly; \
             every change it acknowledged is already on disk.
+
+            Connections: HTTP/1.1, kept alive between requests. A connection is closed when a request head has \
+            not come whole 10 s after its first byte (--request-head-timeout), a body 30 s after its head \
+            (--request-body-timeout), or when no request is under way for 60 s (--idle-timeout; an event stream \
+            is never idle). Past --max-connections (4096) a new connection is answered 503. On SIGTERM a request \
+            still being sent is dropped and an answer under way gets 1 s.
 
             Sinks (--sinks): where a reminder goes when it fires.
               journal  each decision (scheduled, replaced, cancelled, fired,
@@ -94,6 +101,42 @@ public struct NudgedCommand: AsyncParsableCommand {
     var onFireTimeout: String = "30s"
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve at most this many connections at once; past it a new connection is answered 503. nudged raises its open-file limit to fit, up to the hard limit.",
+            valueName: "count"
+        )
+    )
+    var maxConnections: Int = ConnectionLimits().connections
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Close a connection that has sent part of a request head but not all of it within this long.",
+            valueName: "duration"
+        )
+    )
+    var requestHeadTimeout: String = "10s"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Close a connection whose request body has not all come within this long of its head.",
+            valueName: "duration"
+        )
+    )
+    var requestBodyTimeout: String = "30s"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Close a connection that waits this long with no request under way (event streams are never idle).",
+            valueName: "duration"
+        )
+    )
+    var idleTimeout: String = "60s"
+
+    @Option(
         name: .customLong("on-fire"),
         parsing: .remaining,
         help: ArgumentHelp(
@@ -115,6 +158,19 @@ public struct NudgedCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--on-fire-timeout \"\(onFireTimeout)\" is not a positive duration; use a whole number with s, m, h or d, like 30s"
             )
+        }
+        for (flag, value) in [
+            ("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
+            ("--idle-timeout", idleTimeout),
+        ] {
+            guard let seconds = Self.seconds(value), seconds > 0 else {
+                throw ValidationError(
+                    "\(flag) \"\(value)\" is not a positive duration; use a whole number with s, m, h or d, like 30s"
+                )
+            }
+        }
+        guard maxConnections > 0 else {
+            throw ValidationError("--max-connections \(maxConnections) is not a positive number of connections")
         }
         if let sinks {
             let kinds = try SinkSelection.parse(sinks)
@@ -152,6 +208,7 @@ public struct NudgedCommand: AsyncParsableCommand {
                 paths: paths,
                 catchUpWindow: Self.seconds(catchUpWindow) ?? 86_400,
                 sinks: selection,
+                limits: connectionLimits,
                 logger: logger
             ).run()
         } catch {
@@ -159,6 +216,16 @@ public struct NudgedCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("nudged: \(failure.description)\n".utf8))
             throw ExitCode(failure.code.rawValue)
         }
+    }
+
+    /// The connection flags, validated above.
+    var connectionLimits: ConnectionLimits {
+        var limits = ConnectionLimits()
+        limits.connections = maxConnections
+        limits.requestHead = .seconds(Int64(Self.seconds(requestHeadTimeout) ?? 10))
+        limits.requestBody = .seconds(Int64(Self.seconds(requestBodyTimeout) ?? 30))
+        limits.idle = .seconds(Int64(Self.seconds(idleTimeout) ?? 60))
+        return limits
     }
 
     /// `90s`, `15m`, `24h`, `2d`, or plain seconds.
@@ -205,6 +272,7 @@ struct Daemon {
     let paths: ServicePaths
     let catchUpWindow: TimeInterval
     let sinks: SinkSelection
+    let limits: ConnectionLimits
     let logger: Logger
 
     func run() async throws {
@@ -212,7 +280,8 @@ struct Daemon {
         // full disk; the default action of SIGXFSZ would kill the daemon instead.
         signal(SIGXFSZ, SIG_IGN)
         let systemdEnvironment = SystemdEnvironment.take()
-        try SocketDirectory.prepare(for: paths.socket)
+        try SocketDirectory.prepare(for: paths.socket, logger: logger)
+        try makeStorePrivate()
         let store = try ChecklistStore.open(path: paths.store)
         defer { store.close() }
         for warning in sinks.warnings { logger.warning("\(warning)") }
@@ -230,7 +299,12 @@ struct Daemon {
             socket: paths.socket,
             logger: logger
         )
-        let server = try APIServer.make(service: service, socket: paths.socket, logger: logger) {
+        let server = try APIServer.make(
+            service: service,
+            socket: paths.socket,
+            limits: try fittedToOpenFileLimit(limits),
+            logger: logger
+        ) {
             await systemd?.serverIsRunning()
         }
         defer { unlink(paths.socket) }
@@ -249,5 +323,38 @@ struct Daemon {
         )
         try await group.run()
         logger.notice("nudged stopped; every acknowledged change is on disk")
+    }
+
+    /// The store 0600, and its directory 0700 when it is nudge's own; the log says what was looser. (A new store
+    /// and a new directory are made that way.)
+    private func makeStorePrivate() throws {
+        let directory = (paths.store as NSString).deletingLastPathComponent
+        var tightened: [(path: String, mode: mode_t)] = []
+        do {
+            if PrivateMode.isNudgeDirectory(directory), let was = try PrivateMode.tighten(directory, to: 0o700) {
+                tightened.append((directory, was))
+            }
+            if let was = try PrivateMode.tighten(paths.store, to: 0o600) { tightened.append((paths.store, was)) }
+        } catch {
+            throw DaemonError(code: .store, description: "cannot make the store \(paths.store) private: \(error)")
+        }
+        for (path, was) in tightened {
+            let now = path == paths.store ? "600" : "700"
+            logger.notice("made \(path) private: its mode was \(String(was, radix: 8)), now \(now)")
+        }
+    }
+
+    /// Raises the open-file limit to fit the connections and the files nudged keeps besides; where the hard limit is
+    /// lower, serves fewer connections, and says so.
+    private func fittedToOpenFileLimit(_ limits: ConnectionLimits) throws -> ConnectionLimits {
+        let limit = try SystemCall.raiseOpenFileLimit(toward: limits.openFiles)
+        guard limit < limits.openFiles else { return limits }
+        var fitted = limits
+        fitted.connections = ConnectionLimits.connections(fitting: limit)
+        let room = "\(fitted.connections) connection\(fitted.connections == 1 ? "" : "s")"
+        logger.warning(
+            "the open-file limit (\(limit), hard) leaves room for \(room), not \(limits.connections) (--max-connections); raise it with LimitNOFILE= in the unit or ulimit -Hn"
+        )
+        return fitted
     }
 }

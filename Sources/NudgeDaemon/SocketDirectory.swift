@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
+import Logging
 import NudgeSystem
 import SystemPackage
 
-/// The socket's directory must be ours alone: it is created 0700, and one that someone else owns or others can
-/// enter is refused rather than used.
+/// The socket's directory must be ours alone: it is created 0700; one of nudge's own that others can enter is made
+/// 0700 again (and the log says so); any other that someone else owns or others can enter is refused rather than used.
 enum SocketDirectory {
-    static func prepare(for socket: String) throws {
+    static func prepare(for socket: String, logger: Logger) throws {
         let directory = (socket as NSString).deletingLastPathComponent
         guard !directory.isEmpty else { return }
         do {
@@ -30,14 +31,20 @@ enum SocketDirectory {
                     + "remove it or choose another --socket"
             )
         }
-        if info.st_mode & 0o077 != 0 {
-            do {
-                _ = try SystemCall.valueOrErrno { chmod(directory, 0o700) }
-            } catch {
-                throw DaemonError.socket(
-                    "cannot make the socket directory \(directory) private (chmod 0700): \(error)"
-                )
+        guard info.st_mode & 0o077 != 0 else { return }
+        guard PrivateMode.isNudgeDirectory(directory) else {
+            throw DaemonError.socket(
+                "the socket directory \(directory) is open to others "
+                    + "(mode \(String(info.st_mode & 0o7777, radix: 8))); "
+                    + "choose a --socket in a directory only you can enter, such as $XDG_RUNTIME_DIR/nudge"
+            )
+        }
+        do {
+            if let was = try PrivateMode.tighten(directory, to: 0o700) {
+                logger.notice("made \(directory) private: its mode was \(String(was, radix: 8)), now 700")
             }
+        } catch {
+            throw DaemonError.socket("cannot make the socket directory \(directory) private (chmod 0700): \(error)")
         }
     }
 

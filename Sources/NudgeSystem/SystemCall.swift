@@ -53,6 +53,19 @@ public enum SystemCall {
         }
     }
 
+    /// Raises the soft limit on open files toward `wanted`, never past the hard limit, and never lowers it; returns
+    /// the soft limit it leaves.
+    public static func raiseOpenFileLimit(toward wanted: Int) throws(Errno) -> Int {
+        var limit = rlimit()
+        _ = try valueOrErrno { getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
+        let target = min(rlim_t(wanted), limit.rlim_max)
+        if target > limit.rlim_cur {
+            limit.rlim_cur = target
+            _ = try valueOrErrno { setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// Cannot fail.
     public static func processID() -> Int { Int(Glibc.getpid()) }
 

@@ -153,4 +153,39 @@ import Testing
         let refusal = try await daemon.awaitLog("refused a connection from another user")
         #expect(refusal.contains("peer.uid=65534"), "\(refusal)")
     }
+
+    /// nudge's own directories are made 0700 again and the store 0600, and the log says so; a socket directory that
+    /// is not nudge's own and is open to others is refused, not changed (it might be /tmp).
+    @Test func looseModesAreTightenedOnNudgesOwnAndRefusedElsewhere() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let directory = sandbox.path + "/nudge"
+        let store = directory + "/Checklists.plist"
+        let first = try await Daemon(sandbox, arguments: ["--store", store])
+        first.stop()
+        chmod(directory, 0o755)
+        chmod(store, 0o644)
+        let daemon = try await Daemon(sandbox, arguments: ["--store", store])
+        defer { daemon.stop() }
+        try await daemon.awaitLog("made \(directory) private: its mode was 755, now 700")
+        try await daemon.awaitLog("made \(store) private: its mode was 644, now 600")
+        #expect(try Self.mode(directory) == 0o700)
+        #expect(try Self.mode(store) == 0o600)
+
+        let open = sandbox.path + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
+        chmod(open, 0o1777)
+        let refused = try await run(
+            Binaries.nudged,
+            ["--store", sandbox.path + "/other.plist", "--socket", open + "/nudged.sock"]
+        )
+        #expect(refused.status == 4, "\(refused)")
+        #expect(refused.stderr.contains("the socket directory \(open) is open to others (mode 1777)"), "\(refused)")
+        #expect(try Self.mode(open) == 0o1777, "nudged changed a directory that is not its own")
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? Int) ?? -1
+    }
 }

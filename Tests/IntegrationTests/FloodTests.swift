@@ -18,7 +18,8 @@ import Testing
             itemIDs.append(try await sandbox.addItem("item \(editor)", due: Date() + 86_400))
         }
 
-        let stalled = try StalledWatcher(sandbox.socket)
+        // Sends its request and reads nothing until the edits are done.
+        let stalled = try RawConnection(sandbox.socket, sending: "GET /v1/events HTTP/1.1\r\nHost: nudged\r\n\r\n")
         defer { stalled.close() }
         let reader = Process()
         let readerOutput = sandbox.path + "/reader.sse"
@@ -58,7 +59,11 @@ import Testing
         }
 
         // The stalled watcher's stream ends with the notice; the reader saw every edit's event.
-        let stalledStream = try stalled.readToDropped()
+        try await eventually("the stalled watcher's stream to end") {
+            // The chunked body's last chunk ends the stream.
+            try stalled.readAvailable() || stalled.received.suffix(5) == Array("0\r\n\r\n".utf8)
+        }
+        let stalledStream = stalled.text
         let lastEvent = String(stalledStream.suffix(400))
         #expect(lastEvent.contains("event: dropped\ndata: {\"limit\":1048576,"), "the stream ends: \(lastEvent)")
         try await eventually("the reader to have every replaced event") {
@@ -79,43 +84,5 @@ import Testing
             let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
         else { throw Failure("no VmHWM in /proc/\(pid)/status") }
         return kilobytes / 1024
-    }
-}
-
-/// A client of `/v1/events` that sends its request and reads nothing until told.
-final class StalledWatcher: Sendable {
-    let descriptor: Int32
-
-    init(_ socketPath: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0, withUnixAddress(socketPath, { connect(descriptor, $0, $1) }) == 0 else {
-            throw Failure("could not connect to \(socketPath): errno \(errno)")
-        }
-        let request = Array("GET /v1/events HTTP/1.1\r\nHost: nudged\r\n\r\n".utf8)
-        guard write(descriptor, request, request.count) == request.count else {
-            throw Failure("could not send the request: errno \(errno)")
-        }
-        // Reading below waits at most this long for each piece: a deadline, not a pause.
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    /// Reads what nudged sent until the `dropped` event and the end of the stream; the text of it all.
-    func readToDropped() throws -> String {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count < 0 { throw Failure("reading the stalled watcher's stream: errno \(errno)") }
-            if count == 0 { break }
-            received += buffer[0..<count]
-            // The chunked body's last chunk ends the stream.
-            if received.suffix(5) == Array("0\r\n\r\n".utf8) { break }
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-
-    func close() {
-        Glibc.close(descriptor)
     }
 }

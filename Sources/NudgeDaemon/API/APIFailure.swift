@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOHTTP1
 import NudgeAPI
 import NudgeCore
 import NudgeStore
@@ -12,14 +13,16 @@ struct APIFailure: Error {
     let code: String
     let message: String
 
-    func response() throws -> Response {
+    func response() -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body()))
+    }
+
+    /// The JSON of the document's `Error`.
+    func body() -> ByteBuffer {
         var buffer = ByteBuffer()
-        buffer.writeBytes(try APICoding.encoder().encode(Components.Schemas.ErrorBody(self)))
-        return Response(
-            status: status,
-            headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: buffer)
-        )
+        // Two strings and nothing else: encoding them cannot fail.
+        buffer.writeBytes((try? APICoding.encoder().encode(Components.Schemas.ErrorBody(self))) ?? Data())
+        return buffer
     }
 
     static func badRequest(_ code: String, _ message: String) -> APIFailure {
@@ -46,6 +49,28 @@ struct APIFailure: Error {
                 "the body is \(contentType.map { "of type \"\($0)\"" } ?? "without a Content-Type"); send JSON with "
                 + "Content-Type: application/json"
         )
+    }
+
+    static func tooManyConnections(_ limit: Int) -> APIFailure {
+        APIFailure(
+            status: .serviceUnavailable,
+            code: "too_many_connections",
+            message: "nudged already serves \(limit) connections, its most (--max-connections); try again shortly"
+        )
+    }
+
+    /// What NIO's HTTP/1 parser refused: the connection cannot be read any further.
+    static func unparsable(_ error: HTTPParserError) -> APIFailure {
+        switch error {
+        case .headerOverflow:
+            APIFailure(
+                status: .requestHeaderFieldsTooLarge,
+                code: "headers_too_large",
+                message: "the request's headers are over the 80 KiB limit"
+            )
+        default:
+            .badRequest("unparsable_request", "the request is not valid HTTP/1.1 (\(error)); the connection is closed")
+        }
     }
 
     /// A request that came as nudged stops, after the loop that answers requests ended.

@@ -20,13 +20,22 @@ enum APIServer {
     static func make(
         service: ReminderService,
         socket: String,
+        limits: ConnectionLimits,
         logger: Logger,
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) throws -> any Service {
         let responder = try router(service: service, socket: socket).buildResponder()
         let expectedUID = getuid()
-        let server = try HTTPServerBuilder.http1().buildServer(
-            configuration: ServerConfiguration(address: .unixDomainSocket(path: socket), serverName: nil),
+        let census = ConnectionCensus()
+        let builder = HTTPServerBuilder { responder in
+            RuledHTTP1Channel(http1: HTTP1Channel(responder: responder), limits: limits, census: census)
+        }
+        let server = try builder.buildServer(
+            configuration: ServerConfiguration(
+                address: .unixDomainSocket(path: socket),
+                serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.accepted, logger: logger)
+            ),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         ) { request, responseWriter, channel in
@@ -41,7 +50,7 @@ enum APIServer {
                         "peer.pid": "\(peer.map { "\($0.pid)" } ?? "unknown")",
                     ]
                 )
-                response = try APIFailure.forbidden.response()
+                response = APIFailure.forbidden.response()
             } else {
                 response = try await responder.respond(to: request, context: context)
             }
@@ -98,7 +107,7 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
             try Self.checkID(in: request.uri.path)
             return try await next(try await Self.collectingBody(request), context)
         } catch {
-            return try APIFailure.from(error).response()
+            return APIFailure.from(error).response()
         }
     }
 

@@ -1,0 +1,208 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import Testing
+
+@testable import NudgeDaemon
+
+/// nudged's rules for one connection, on NIO's embedded channel behind the real HTTP/1 parser, with time driven by
+/// the test: each deadline closes the connection when it passes and not a moment before, and the answers nudged
+/// gives in place of Hummingbird have the document's `Error` body.
+@Suite struct ConnectionRulesTests {
+    static let limits = ConnectionLimits()
+
+    /// A connection as nudged's pipeline holds it: bytes in, the parser, the rules; what the rules pass on is read
+    /// back as parser parts, and answers are written as parser parts.
+    final class Connection {
+        let channel = EmbeddedChannel()
+
+        init(admitted: Bool = true, limits: ConnectionLimits = ConnectionRulesTests.limits) throws {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withPipeliningAssistance: false,
+                withErrorHandling: false
+            )
+            let rules = ConnectionRules(limits: limits, admitted: admitted, logger: Logger(label: "test"))
+            try channel.pipeline.syncOperations.addHandler(rules)
+            try channel.pipeline.syncOperations.addHandler(RequestBytesArrived(rules: rules), position: .first)
+            try channel.connect(to: SocketAddress(unixDomainSocketPath: "/nudged.sock")).wait()
+        }
+
+        var isOpen: Bool { channel.isActive }
+
+        func send(_ text: String) throws {
+            try channel.writeInbound(ByteBuffer(string: text))
+        }
+
+        func pass(_ seconds: Int64, milliseconds: Int64 = 0) {
+            channel.embeddedEventLoop.advanceTime(by: .seconds(seconds) + .milliseconds(milliseconds))
+        }
+
+        /// The parts the rules passed on to Hummingbird.
+        func passedOn() throws -> [HTTPServerRequestPart] {
+            var parts: [HTTPServerRequestPart] = []
+            while let part = try channel.readInbound(as: HTTPServerRequestPart.self) { parts.append(part) }
+            return parts
+        }
+
+        func answer(status: HTTPResponseStatus = .ok, body: String = "{}") throws {
+            var headers = HTTPHeaders()
+            headers.add(name: "content-length", value: "\(body.utf8.count)")
+            let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+            try channel.writeOutbound(HTTPServerResponsePart.head(head))
+            try channel.writeOutbound(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body))))
+            try channel.writeOutbound(HTTPServerResponsePart.end(nil))
+        }
+
+        /// Everything written to the client so far.
+        func written() throws -> String {
+            var text = ""
+            while let buffer = try channel.readOutbound(as: ByteBuffer.self) { text += String(buffer: buffer) }
+            return text
+        }
+    }
+
+    static let health = "GET /v1/health HTTP/1.1\r\nHost: nudged\r\n\r\n"
+
+    @Test func aPartialHeadIsClosedAtTheHeadDeadlineCountedFromItsFirstByte() throws {
+        let connection = try Connection()
+        connection.pass(50)
+        try connection.send("GET /v1/hea")
+        connection.pass(9, milliseconds: 990)
+        #expect(connection.isOpen, "closed before the head's deadline")
+        connection.pass(0, milliseconds: 20)
+        #expect(!connection.isOpen, "a partial head kept the connection past 10 s")
+    }
+
+    @Test func aPartialBodyIsClosedAtTheBodyDeadlineCountedFromTheHead() throws {
+        let connection = try Connection()
+        try connection.send("POST /v1/items HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+        connection.pass(20)
+        try connection.send("\"text\"")
+        connection.pass(9, milliseconds: 990)
+        #expect(connection.isOpen, "closed before the body's deadline")
+        connection.pass(0, milliseconds: 20)
+        #expect(!connection.isOpen, "a partial body kept the connection past 30 s")
+    }
+
+    @Test func aConnectionWithNoRequestUnderWayIsClosedWhenIdleAndOneBeingAnsweredNever() throws {
+        let connection = try Connection()
+        try connection.send(Self.health)
+        #expect(try connection.passedOn().count == 2)
+        // Being answered, however long (an event stream), is not idle.
+        connection.pass(86_400)
+        #expect(connection.isOpen, "a request being answered was timed out")
+        try connection.answer()
+        connection.pass(59, milliseconds: 990)
+        #expect(connection.isOpen, "closed before the idle deadline")
+        connection.pass(0, milliseconds: 20)
+        #expect(!connection.isOpen, "an idle connection was kept past 60 s")
+    }
+
+    @Test func anAnswerBeforeTheBodyEndsLeavesTheConnectionIdleOnceTheBodyHasCome() throws {
+        let connection = try Connection()
+        try connection.send("POST /v1/items HTTP/1.1\r\nContent-Length: 4\r\n\r\n{")
+        try connection.answer(status: .unsupportedMediaType)
+        try connection.send("}  ")
+        connection.pass(59)
+        #expect(connection.isOpen)
+        connection.pass(2)
+        #expect(!connection.isOpen, "the connection was neither idle nor closed")
+    }
+
+    @Test func http10AndConnectionCloseAreAnsweredInKindAndClosedAfterTheAnswer() throws {
+        for (request, version) in [
+            ("GET /v1/health HTTP/1.0\r\n\r\n", HTTPVersion.http1_0),
+            ("GET /v1/health HTTP/1.1\r\nConnection: Close\r\n\r\n", .http1_1),
+            ("GET /v1/health HTTP/1.1\r\nConnection: TE, close\r\n\r\n", .http1_1),
+        ] {
+            let connection = try Connection()
+            try connection.send(request)
+            guard case .head(let head) = try connection.passedOn().first else {
+                Issue.record("no head passed on for \(request)")
+                continue
+            }
+            // Hummingbird ends a connection only on exactly this value.
+            #expect(head.headers["connection"] == ["close"], "\(request)")
+            try connection.answer()
+            let answer = try connection.written()
+            #expect(answer.hasPrefix("HTTP/\(version.major).\(version.minor) 200 OK\r\n"), "\(answer)")
+            #expect(answer.lowercased().contains("connection: close\r\n"), "\(answer)")
+            #expect(!connection.isOpen, "\(request) left the connection open")
+        }
+        let keptAlive = try Connection()
+        try keptAlive.send("GET /v1/health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        try keptAlive.answer()
+        #expect(keptAlive.isOpen, "an HTTP/1.0 keep-alive request closed the connection")
+    }
+
+    @Test func whatTheParserRefusesIsAnsweredWithTheErrorBodyAndClosed() throws {
+        for (request, status, code) in [
+            ("GARBAGE\r\n\r\n", "400 Bad Request", "unparsable_request"),
+            ("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 90_000) + "\r\n\r\n", "431", "headers_too_large"),
+        ] {
+            let connection = try Connection()
+            // Answered here: the parser's error goes no further, so Hummingbird's empty 400 never comes.
+            try connection.send(request)
+            let answer = try connection.written()
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(answer.prefix(200))")
+            #expect(answer.contains(#"{"error":{"code":"\#(code)","message":"#), "\(answer.prefix(300))")
+            #expect(!connection.isOpen)
+        }
+    }
+
+    @Test func aConnectionPastTheCapIsAnswered503OrClosedWithinTheRefusalDeadline() throws {
+        let refused = try Connection(admitted: false)
+        try refused.send(Self.health)
+        #expect(try refused.passedOn().isEmpty, "a request past the cap reached the routes")
+        let answer = try refused.written()
+        #expect(answer.hasPrefix("HTTP/1.1 503 Service Unavailable"), "\(answer)")
+        #expect(answer.contains(#""code":"too_many_connections""#), "\(answer)")
+        #expect(!refused.isOpen)
+
+        let silent = try Connection(admitted: false)
+        try silent.send("GET /v1/hea")
+        silent.pass(1, milliseconds: 10)
+        #expect(!silent.isOpen, "a silent connection past the cap was kept past the refusal deadline")
+    }
+
+    @Test func stoppingClosesWhatIsNotBeingAnsweredAtOnceAndTheRestAfterTheAnswerOrTheGrace() throws {
+        let waiting = try Connection()
+        let reading = try Connection()
+        try reading.send("POST /v1/items HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+        let answered = try Connection()
+        try answered.send(Self.health)
+        let stalled = try Connection()
+        try stalled.send(Self.health)
+        for connection in [waiting, reading, answered, stalled] {
+            connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        }
+        #expect(!waiting.isOpen && !reading.isOpen, "a connection not being answered was kept after the stop began")
+        #expect(answered.isOpen && stalled.isOpen)
+        try answered.answer()
+        #expect(!answered.isOpen, "a connection was kept after its answer while stopping")
+        stalled.pass(0, milliseconds: 990)
+        #expect(stalled.isOpen)
+        stalled.pass(0, milliseconds: 20)
+        #expect(!stalled.isOpen, "an answer under way held the stop past the grace")
+    }
+}
+
+/// The deadline state alone, step by step, including requests sent without waiting for answers (pipelined).
+@Suite struct ConnectionDeadlinesTests {
+    @Test func pipelinedRequestsKeepTheNextRequestsDeadlineUntilEveryAnswerEnds() {
+        var deadlines = ConnectionDeadlines()
+        #expect(deadlines.start() == .arm(.idle))
+        #expect(deadlines.bytesArrived() == .arm(.requestHead))
+        #expect(deadlines.headRead() == .arm(.requestBody))
+        #expect(deadlines.endRead() == .disarm)
+        // The second request came in the same read as the first: no new first byte.
+        #expect(deadlines.bytesArrived() == .keep)
+        #expect(deadlines.headRead() == .arm(.requestBody))
+        #expect(deadlines.answerEnded() == .keep, "the first answer ended the second request's body deadline")
+        #expect(deadlines.endRead() == .disarm)
+        #expect(deadlines.answerEnded() == .arm(.idle))
+        #expect(deadlines.phase == .waiting && deadlines.unanswered == 0)
+    }
+}
