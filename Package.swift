@@ -106,6 +106,20 @@ let package = Package(
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // Fuzz targets, one per decoder of untrusted bytes (scripts/fuzz): libFuzzer's entry point when built with
+        // -sanitize=fuzzer -DFUZZING; built as usual, a replay of the inputs named (Tests/Fuzz/Corpus/<target>).
+        .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
+        .executableTarget(name: "fuzz-store", dependencies: ["NudgeStore", "FuzzSupport"], path: "Tests/Fuzz/Store"),
+        .executableTarget(
+            name: "fuzz-request-body",
+            dependencies: ["NudgeDaemon", "NudgeAPI", "NudgeCore", "FuzzSupport"],
+            path: "Tests/Fuzz/RequestBody"
+        ),
+        .executableTarget(
+            name: "fuzz-time-input",
+            dependencies: ["NudgeCore", "FuzzSupport"],
+            path: "Tests/Fuzz/TimeInput"
+        ),
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"]),
         .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore"]),

@@ -26,9 +26,13 @@ public struct Instant: Codable, Hashable, Sendable, Comparable {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let date = InstantFormat.parse(text) else {
+            // An error quotes what it refuses, but not a megabyte of it.
+            let quoted =
+                text.utf8.count <= InstantFormat.maximumLength
+                ? "\"\(text)\"" : "a string of \(text.utf8.count) bytes (at most \(InstantFormat.maximumLength))"
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "\"\(text)\" is not an ISO 8601 date-time with an offset, like 2026-12-01T09:00:00Z"
+                debugDescription: "\(quoted) is not an ISO 8601 date-time with an offset, like 2026-12-01T09:00:00Z"
             )
         }
         self.date = date

@@ -20,7 +20,7 @@ enum LibraryCoding {
 
     static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> ChecklistLibrary {
         let isXML = isXML(bytes)
-        if let problem = isXML ? xmlNestingProblem(bytes) : BinaryPropertyListCheck.problem(in: bytes) {
+        if let problem = isXML ? xmlProblem(bytes) : BinaryPropertyListCheck.problem(in: bytes) {
             throw .notAPropertyList(path: path, problem: problem)
         }
         let data = Data(bytes)
@@ -115,6 +115,29 @@ enum LibraryCoding {
 
     /// Foundation's XML parser recurses once per nested element and overflows the stack at some thousands, killing
     /// the process; so the nesting is measured first, by counting start and end tags (values cannot hold a raw `<`).
+    private static func xmlProblem(_ bytes: [UInt8]) -> String? {
+        // Foundation's XML parser stops the process on bytes that are not UTF-8 in some places (an integer's
+        // whitespace: found by scripts/fuzz), and a property list must be UTF-8 anyway.
+        if let offset = firstByteNotUTF8(bytes) {
+            return "is an XML property list that is not UTF-8 (at byte \(offset)), so it is not read"
+        }
+        return xmlNestingProblem(bytes)
+    }
+
+    /// Where `bytes` stop being UTF-8, if they do.
+    private static func firstByteNotUTF8(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
     private static func xmlNestingProblem(_ bytes: [UInt8]) -> String? {
         var depth = 0
         var index = 0

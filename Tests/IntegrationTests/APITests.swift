@@ -23,6 +23,13 @@ import Testing
             ("POST", "/v1/items", #"{"text": 12}"#, 400, "invalid_body", "text"),
             ("PATCH", "/v1/items/1", #"{"shouldRemind": "yes"}"#, 400, "invalid_body", "shouldRemind"),
             ("POST", "/v1/items", #"{"text": "x", "dueDate": "next tuesday"}"#, 400, "invalid_body", "dueDate"),
+            // Size and depth: an instant is short, and JSON nested 100,000 deep is refused, not a crash.
+            (
+                "POST", "/v1/items", "{\"text\": \"x\", \"dueDate\": \"\(String(repeating: "2", count: 100_000))\"}",
+                400,
+                "invalid_body", "a string of 100000 bytes (at most 64)"
+            ),
+            ("POST", "/v1/items", String(repeating: "[", count: 100_000), 400, "invalid_body", "JSON"),
             ("POST", "/v1/items", #"{"text": "   "}"#, 400, "empty_text", "empty"),
             ("PATCH", "/v1/items/99", #"{"text": "y"}"#, 404, "unknown_item", "99"),
             ("DELETE", "/v1/items/99", nil, 404, "unknown_item", "99"),

@@ -426,6 +426,13 @@ struct TimeInputTests {
         )
     }
 
+    @Test func anInputLongerThanAnyTimeIsRefusedWithoutQuotingIt() throws {
+        #expect(throws: Never.self) { try parse("  tomorrow" + String(repeating: " ", count: 180) + "9am") }
+        let error = #expect(throws: ModelError.self) { try parse(String(repeating: "9", count: 201)) }
+        #expect(error?.code == .timeNotUnderstood)
+        #expect(error?.description.hasPrefix("cannot read a time of 201 bytes: a time is at most 200;") == true)
+    }
+
     @Test func emptyInputSaysItIsEmpty() throws {
         let error = #expect(throws: ModelError.self) { try parse("") }
         #expect(error?.description.hasPrefix("cannot read \"\" as a time: it is empty; try ") == true)

@@ -228,6 +228,26 @@ extension NudgeStoreTests.ChecklistStoreTests {
             )
         }
     }
+
+    /// Found by scripts/fuzz: a byte that is not UTF-8 among an integer's whitespace stopped the process inside
+    /// Foundation's XML parser.
+    @Test func anXMLStoreThatIsNotUTF8IsRefusedNotACrash() throws {
+        try withTemporaryDirectory { directory in
+            let xml = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict><key>formatVersion</key><integer>
+                """
+            try Data(xml.utf8 + Array(repeating: 0xFF, count: 8) + "1</integer></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: directory.storePath))
+
+            let error = try openFailsLeavingEverythingUntouched(directory)
+            #expect(error?.code == .notAPropertyList)
+            #expect(
+                error?.description.contains("is an XML property list that is not UTF-8 (at byte 99)") == true,
+                "\(String(describing: error))"
+            )
+        }
+    }
 }
 
 // MARK: Helpers

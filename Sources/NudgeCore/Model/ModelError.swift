@@ -55,6 +55,15 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         )
     }
 
+    /// A time input (`TimeInput`) longer than any time a person types; not quoted back.
+    public static func timeTooLong(length: Int, limit: Int) -> ModelError {
+        ModelError(
+            code: .timeNotUnderstood,
+            description: "cannot read a time of \(length) bytes: a time is at most \(limit); "
+                + "try 2026-12-01T09:00, today 17:00, tomorrow 9am, fri 17:00, in 10m, +2h or now"
+        )
+    }
+
     /// A time input (`TimeInput`) of which `part` is not understood; the whole input when it is empty.
     public static func timeNotUnderstood(_ part: String, in input: String) -> ModelError {
         let reason = part.allSatisfy(\.isWhitespace) ? "it is empty" : "\"\(part)\" is not understood"

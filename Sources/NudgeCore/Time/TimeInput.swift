@@ -35,7 +35,13 @@ public struct TimeInput: Sendable {
         self.timeZone = timeZone
     }
 
+    /// The longest input `parse` reads; what people type is far shorter.
+    public static let maximumLength = 200
+
     public func parse(_ text: String) throws(ModelError) -> Date {
+        guard text.utf8.count <= Self.maximumLength else {
+            throw .timeTooLong(length: text.utf8.count, limit: Self.maximumLength)
+        }
         let tokens = text.split(whereSeparator: \.isWhitespace).map { Token(text: String($0)) }
         guard let first = tokens.first else { throw .timeNotUnderstood(text, in: text) }
 

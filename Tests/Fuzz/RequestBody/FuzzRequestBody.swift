@@ -1,0 +1,33 @@
+import Foundation
+import FuzzSupport
+import NudgeAPI
+import NudgeCore
+
+@testable import NudgeDaemon
+
+/// A request body as nudged's routes read it: JSON (Foundation's decoder, as the generated server uses it) into
+/// each of the document's request schemas, and on to what the routes make of them. Any bytes give a value or a
+/// `DecodingError`/`ModelError`, never a crash, and never take long. (The 1 MiB limit comes first, in
+/// `ErrorDocumentMiddleware`; a target's input is never that large.)
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzRequestBody(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let body = Data(fuzzInput(data, size))
+    let decoder = JSONDecoder()
+    if let item = try? decoder.decode(Components.Schemas.NewItem.self, from: body) {
+        _ = item.reminder
+    }
+    if let patch = try? decoder.decode(ItemPatch.self, from: body) {
+        _ = patch.edit
+    }
+    if let list = try? decoder.decode(Components.Schemas.NewList.self, from: body) {
+        _ = try? IconName(requested: list.iconName)
+    }
+    if let patch = try? decoder.decode(Components.Schemas.ListPatch.self, from: body) {
+        _ = try? IconName(requested: patch.iconName)
+    }
+    return 0
+}
+
+@main enum Main {
+    static func main() { Fuzz.main("fuzz-request-body", fuzzRequestBody) }
+}
