@@ -163,14 +163,14 @@ public struct NudgedCommand: AsyncParsableCommand {
             ("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
             ("--idle-timeout", idleTimeout),
         ] {
-            guard let seconds = Self.seconds(value), seconds > 0 else {
+            guard let seconds = Self.seconds(value), seconds > 0, seconds <= 7 * 86_400 else {
                 throw ValidationError(
-                    "\(flag) \"\(value)\" is not a positive duration; use a whole number with s, m, h or d, like 30s"
+                    "\(flag) \"\(value)\" is not a duration from 1s to 7d; use a whole number with s, m, h or d, like 30s"
                 )
             }
         }
-        guard maxConnections > 0 else {
-            throw ValidationError("--max-connections \(maxConnections) is not a positive number of connections")
+        guard (1...1_000_000).contains(maxConnections) else {
+            throw ValidationError("--max-connections \(maxConnections) is not from 1 to 1000000 connections")
         }
         if let sinks {
             let kinds = try SinkSelection.parse(sinks)
@@ -302,7 +302,7 @@ struct Daemon {
         let server = try APIServer.make(
             service: service,
             socket: paths.socket,
-            limits: try fittedToOpenFileLimit(limits),
+            limits: fittedToOpenFileLimit(limits),
             logger: logger
         ) {
             await systemd?.serverIsRunning()
@@ -344,16 +344,36 @@ struct Daemon {
         }
     }
 
-    /// Raises the open-file limit to fit the connections and the files nudged keeps besides; where the hard limit is
-    /// lower, serves fewer connections, and says so.
-    private func fittedToOpenFileLimit(_ limits: ConnectionLimits) throws -> ConnectionLimits {
-        let limit = try SystemCall.raiseOpenFileLimit(toward: limits.openFiles)
-        guard limit < limits.openFiles else { return limits }
+    /// Raises the open-file limit to fit the connections and the files nudged keeps besides; where the hard limit (or
+    /// a unit's system-call filter) leaves less room, serves fewer connections, and says so.
+    private func fittedToOpenFileLimit(_ limits: ConnectionLimits) -> ConnectionLimits {
+        // Besides connections: what is open now (event loops, the store, its lock, the journal), and room for what
+        // opens later (pipes to the programs the sinks run, the store's temporary file).
+        let besides = ((try? SystemCall.directoryEntries("/proc/self/fd").count) ?? 64) + 48
+        let wanted = limits.openFiles(besides: besides)
+        var limit = wanted
+        do {
+            let (soft, hard) = try SystemCall.openFileLimits()
+            limit = min(wanted, hard)
+            if soft < limit {
+                do {
+                    try SystemCall.setOpenFileLimit(soft: limit)
+                } catch {
+                    logger.warning("cannot raise the open-file limit from \(soft) to \(limit): \(error)")
+                    limit = soft
+                }
+            } else {
+                limit = soft
+            }
+        } catch {
+            logger.warning("cannot read the open-file limit: \(error)")
+        }
+        guard limit < wanted else { return limits }
         var fitted = limits
-        fitted.connections = ConnectionLimits.connections(fitting: limit)
+        fitted.connections = ConnectionLimits.connections(fitting: limit, besides: besides)
         let room = "\(fitted.connections) connection\(fitted.connections == 1 ? "" : "s")"
         logger.warning(
-            "the open-file limit (\(limit), hard) leaves room for \(room), not \(limits.connections) (--max-connections); raise it with LimitNOFILE= in the unit or ulimit -Hn"
+            "the open-file limit (\(limit)) leaves room for \(room), not \(limits.connections) (--max-connections); raise it with LimitNOFILE= in the unit or ulimit -n"
         )
         return fitted
     }

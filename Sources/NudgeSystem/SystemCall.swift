@@ -53,17 +53,19 @@ public enum SystemCall {
         }
     }
 
-    /// Raises the soft limit on open files toward `wanted`, never past the hard limit, and never lowers it; returns
-    /// the soft limit it leaves.
-    public static func raiseOpenFileLimit(toward wanted: Int) throws(Errno) -> Int {
+    /// The soft and hard limits on open files (RLIMIT_NOFILE).
+    public static func openFileLimits() throws(Errno) -> (soft: Int, hard: Int) {
         var limit = rlimit()
         _ = try valueOrErrno { getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
-        let target = min(rlim_t(wanted), limit.rlim_max)
-        if target > limit.rlim_cur {
-            limit.rlim_cur = target
-            _ = try valueOrErrno { setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
-        }
-        return Int(clamping: limit.rlim_cur)
+        return (Int(clamping: limit.rlim_cur), Int(clamping: limit.rlim_max))
+    }
+
+    /// Sets the soft limit on open files; it may not pass the hard limit.
+    public static func setOpenFileLimit(soft: Int) throws(Errno) {
+        var limit = rlimit()
+        _ = try valueOrErrno { getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
+        limit.rlim_cur = rlim_t(soft)
+        _ = try valueOrErrno { setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
     }
 
     /// Cannot fail.

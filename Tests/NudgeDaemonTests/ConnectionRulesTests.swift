@@ -134,7 +134,36 @@ import Testing
         let keptAlive = try Connection()
         try keptAlive.send("GET /v1/health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
         try keptAlive.answer()
+        #expect(try keptAlive.written().lowercased().contains("connection: keep-alive\r\n"))
         #expect(keptAlive.isOpen, "an HTTP/1.0 keep-alive request closed the connection")
+        // An HTTP/1.0 answer of unknown length (an event stream) can only end with the connection.
+        try keptAlive.send("GET /v1/events HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        try keptAlive.channel.writeOutbound(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders()))
+        )
+        try keptAlive.channel.writeOutbound(HTTPServerResponsePart.end(nil))
+        #expect(try keptAlive.written().lowercased().contains("connection: close\r\n"))
+        #expect(!keptAlive.isOpen, "an HTTP/1.0 answer without a length left the connection open")
+    }
+
+    @Test func aRequestSentBehindOneThatClosesTheConnectionIsNotRead() throws {
+        let connection = try Connection()
+        // NIO's parser refuses bytes after a request that closes the connection; the error goes on to Hummingbird.
+        #expect(throws: (any Error).self) {
+            try connection.send("GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n" + Self.health)
+        }
+        let passed = try connection.passedOn()
+        #expect(passed.count == 2, "\(passed)")
+        try connection.answer()
+        #expect(!connection.isOpen)
+    }
+
+    @Test func aBodyCutShortFailsItsRequestInsteadOfEndingIt() throws {
+        let connection = try Connection()
+        try connection.send("POST /v1/items HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"text\": \"x\"}")
+        #expect(try connection.passedOn().count == 2, "the head and the body so far")
+        // The client ends its side: the parser's error must reach Hummingbird, which fails the body's read.
+        #expect(throws: HTTPParserError.self) { try connection.channel.finish() }
     }
 
     @Test func whatTheParserRefusesIsAnsweredWithTheErrorBodyAndClosed() throws {
@@ -197,10 +226,12 @@ import Testing
         #expect(deadlines.bytesArrived() == .arm(.requestHead))
         #expect(deadlines.headRead() == .arm(.requestBody))
         #expect(deadlines.endRead() == .disarm)
-        // The second request came in the same read as the first: no new first byte.
+        // The second request came in the same read as the first: no new first byte. Its body cannot come while the
+        // first answer is under way (NIO reads no further), so its deadline starts when that answer ends.
         #expect(deadlines.bytesArrived() == .keep)
-        #expect(deadlines.headRead() == .arm(.requestBody))
-        #expect(deadlines.answerEnded() == .keep, "the first answer ended the second request's body deadline")
+        #expect(deadlines.headRead() == .disarm)
+        #expect(deadlines.answersUnderWay == 1)
+        #expect(deadlines.answerEnded() == .arm(.requestBody))
         #expect(deadlines.endRead() == .disarm)
         #expect(deadlines.answerEnded() == .arm(.idle))
         #expect(deadlines.phase == .waiting && deadlines.unanswered == 0)

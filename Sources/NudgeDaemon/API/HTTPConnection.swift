@@ -26,16 +26,13 @@ struct ConnectionLimits: Sendable {
     /// How long a connection past the cap may take to send the head it is answered 503 for.
     var refusal: TimeAmount = .seconds(1)
 
-    /// Files nudged keeps open besides its connections: the store and its lock, the journal, the timer, event loops,
-    /// pipes to the programs it runs (about 20 when idle). The open-file limit must leave room for these.
-    static let filesBesidesConnections = 64
+    /// Open files these limits need, with `besides` open for everything else.
+    func openFiles(besides: Int) -> Int { accepted + besides }
 
-    /// Open files these limits need.
-    var openFiles: Int { accepted + Self.filesBesidesConnections }
-
-    /// The most connections that `openFiles` open files can serve, keeping the room `accepted` needs.
-    static func connections(fitting openFiles: Int) -> Int {
-        max(1, (openFiles - filesBesidesConnections) * 8 / 9)
+    /// The most connections that `openFiles` open files can serve, with `besides` open for everything else and the
+    /// room `accepted` needs.
+    static func connections(fitting openFiles: Int, besides: Int) -> Int {
+        max(1, (openFiles - besides) * 8 / 9)
     }
 }
 
@@ -140,7 +137,9 @@ struct ConnectionDeadlines: Sendable, Equatable {
     mutating func headRead() -> Action {
         unanswered += 1
         phase = .readingBody
-        return .arm(.requestBody)
+        // Behind an answer under way the body cannot come (NIO reads no further until that answer ends): its
+        // deadline starts when that answer ends.
+        return unanswered == 1 ? .arm(.requestBody) : .disarm
     }
 
     mutating func endRead() -> Action {
@@ -155,10 +154,16 @@ struct ConnectionDeadlines: Sendable, Equatable {
 
     mutating func answerEnded() -> Action {
         unanswered -= 1
-        guard unanswered == 0, phase == .answering else { return .keep }
-        phase = .waiting
-        return .arm(.idle)
+        if unanswered == 0, phase == .answering {
+            phase = .waiting
+            return .arm(.idle)
+        }
+        if unanswered == 1, phase == .readingBody { return .arm(.requestBody) }
+        return .keep
     }
+
+    /// Answers being written, or owed for requests read whole; a request still being read is not counted.
+    var answersUnderWay: Int { unanswered - (phase == .readingBody && unanswered > 0 ? 1 : 0) }
 }
 
 /// Sees raw bytes come in, before the HTTP parser, so the head's deadline starts with a request's first byte.
@@ -181,16 +186,26 @@ final class RequestBytesArrived: ChannelInboundHandler, RemovableChannelHandler 
 /// nudged's rules for one connection, between NIO's HTTP/1 parser and Hummingbird:
 /// - the deadlines of `ConnectionDeadlines`: past one, the connection is closed;
 /// - a connection past the cap is answered 503 (`too_many_connections`) and closed;
-/// - a request that does not keep the connection alive (HTTP/1.0 without `keep-alive`, `Connection: close` in any
-///   case) gets its answer in its own version with `Connection: close`, and the connection is closed after it;
-/// - a request the parser refuses gets the document's `Error` body, then the connection is closed;
-/// - when nudged stops (Hummingbird's quiesce event), a connection reading a request, or waiting for one, closes at
-///   once, and one being answered closes after its answer, or after `shutdownGrace` at the latest.
+/// - each answer goes out in its request's HTTP version; one whose request does not keep the connection alive
+///   (HTTP/1.0 without `keep-alive`, `Connection: close` in any case), or that HTTP/1.0 can only end by closing (no
+///   `Content-Length`: an event stream), says `Connection: close`, and the connection is closed after it; requests
+///   sent behind such a request are not read;
+/// - a request head the parser refuses, with nothing under way, gets the document's `Error` body, then the
+///   connection is closed; any other parse error goes on to Hummingbird, so a body cut short fails its request
+///   instead of ending it;
+/// - when nudged stops (Hummingbird's quiesce event), a connection with no answer under way closes at once, and one
+///   with answers under way after them, or after `shutdownGrace` at the latest; no further request is read.
 final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
+
+    /// What an answer owes its request, in the order the requests came.
+    private struct Owed {
+        var version: HTTPVersion
+        var closes: Bool
+    }
 
     private let limits: ConnectionLimits
     private let admitted: Bool
@@ -198,11 +213,13 @@ final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
     private var deadlines = ConnectionDeadlines()
     private var context: ChannelHandlerContext?
     private var scheduled: Scheduled<Void>?
-    /// The version of the request being answered, and whether the connection ends with its answer.
-    private var answerVersion = HTTPVersion.http1_1
-    private var closeAfterAnswer = false
-    /// Past a refusal (the cap, a parse error), nothing more is read or answered.
-    private var refused = false
+    private var owed: [Owed] = []
+    /// Once false, a request head that comes is dropped with its body: after a request that closes the connection,
+    /// past a refusal, while stopping.
+    private var readsRequests = true
+    private var droppingRequest = false
+    /// Stopping: the grace deadline stands, whatever else happens.
+    private var stopping = false
 
     init(limits: ConnectionLimits, admitted: Bool, logger: Logger) {
         self.limits = limits
@@ -231,17 +248,19 @@ final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        if case .head = part { droppingRequest = !readsRequests }
+        guard !droppingRequest else { return }
+        switch part {
         case .head(var head):
             guard admitted else {
                 refuse(.tooManyConnections(limits.connections), version: head.version)
                 return
             }
             carryOut(deadlines.headRead())
-            answerVersion = head.version
+            owed.append(Owed(version: head.version, closes: !head.isKeepAlive))
             if !head.isKeepAlive {
-                closeAfterAnswer = true
+                readsRequests = false
                 // Hummingbird ends the connection after the answer only on exactly this value.
                 head.headers.replaceOrAdd(name: "connection", value: "close")
             }
@@ -257,17 +276,29 @@ final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head):
-            head.version = answerVersion
-            if closeAfterAnswer { head.headers.replaceOrAdd(name: "connection", value: "close") }
+            if var answer = owed.first {
+                head.version = answer.version
+                let chunkless = answer.version.major < 1 || (answer.version.major == 1 && answer.version.minor == 0)
+                // HTTP/1.0 has no chunks: a body of unknown length ends when the connection does.
+                if chunkless, !head.headers.contains(name: "content-length") { answer.closes = true }
+                if answer.closes {
+                    head.headers.replaceOrAdd(name: "connection", value: "close")
+                } else if chunkless {
+                    head.headers.replaceOrAdd(name: "connection", value: "keep-alive")
+                }
+                owed[0] = answer
+            }
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .body:
             context.write(data, promise: promise)
         case .end:
             carryOut(deadlines.answerEnded())
-            guard closeAfterAnswer, deadlines.unanswered == 0 else {
+            let answer = owed.isEmpty ? nil : owed.removeFirst()
+            guard answer?.closes == true || (stopping && deadlines.answersUnderWay == 0) else {
                 context.write(data, promise: promise)
                 return
             }
+            readsRequests = false
             // Closed once the answer is written out, not before: a close drops writes still waiting.
             let written = context.eventLoop.makePromise(of: Void.self)
             let channel = context.channel
@@ -278,37 +309,34 @@ final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let error = error as? HTTPParserError else {
+        guard let error = error as? HTTPParserError, deadlines.unanswered == 0, deadlines.phase != .readingBody else {
+            // Hummingbird fails the request being read (and answers 400 if it can), or ends the connection.
+            readsRequests = false
             context.fireErrorCaught(error)
             return
         }
-        // Hummingbird would answer an empty 400. With an answer under way, a second one would interleave with it:
-        // the connection ends after that answer instead.
-        if deadlines.unanswered == 0 {
-            refuse(.unparsable(error), version: .http1_1)
-        } else {
-            refused = true
-            closeAfterAnswer = true
-        }
+        // A head that cannot be read, with nothing under way: Hummingbird would answer an empty 400.
+        refuse(.unparsable(error), version: .http1_1)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
-            // A request not yet read whole was not acted on (the body is read before any operation runs).
-            if deadlines.phase != .answering {
+            readsRequests = false
+            if deadlines.answersUnderWay == 0 {
                 context.close(promise: nil)
             } else {
-                closeAfterAnswer = true
                 schedule(
                     after: limits.shutdownGrace,
                     "was still being answered \(limits.shutdownGrace) after nudged began to stop"
                 )
+                stopping = true
             }
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     private func carryOut(_ action: ConnectionDeadlines.Action) {
+        guard !stopping else { return }
         switch action {
         case .keep:
             break
@@ -338,12 +366,13 @@ final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers `failure` in place of Hummingbird, and closes the connection once it is written.
+    /// Answers `failure` in place of Hummingbird, and closes the connection once it is written (or when the client
+    /// has not taken it within `refusal`).
     private func refuse(_ failure: APIFailure, version: HTTPVersion) {
         guard let context else { return }
-        refused = true
-        scheduled?.cancel()
-        scheduled = nil
+        readsRequests = false
+        droppingRequest = true
+        schedule(after: limits.refusal, "did not take its refusal within \(limits.refusal)")
         let body = failure.body()
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: "application/json")

@@ -5,8 +5,9 @@ import NudgeCore
 
 @testable import NudgeDaemon
 
-/// A request body as nudged's routes read it: JSON (Foundation's decoder, as the generated server uses it) into
-/// each of the document's request schemas, and on to what the routes make of them. Any bytes give a value or a
+/// A request body as nudged's routes read it: JSON, with Foundation's `JSONDecoder` (the generated server's
+/// converter uses one, configured only for dates, which `Instant` decodes itself), into each of the document's
+/// request schemas, and on to what the routes make of them. Any bytes give a value or a
 /// `DecodingError`/`ModelError`, never a crash, and never take long. (The 1 MiB limit comes first, in
 /// `ErrorDocumentMiddleware`; a target's input is never that large.)
 @_cdecl("LLVMFuzzerTestOneInput")
