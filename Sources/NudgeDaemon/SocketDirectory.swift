@@ -19,12 +19,20 @@ enum SocketDirectory {
         } catch {
             throw DaemonError.socket("cannot create the socket directory \(directory): \(error.localizedDescription)")
         }
-        var info = stat()
-        do {
-            _ = try SystemCall.valueOrErrno { lstat(directory, &info) }
-        } catch {
-            throw DaemonError.socket("cannot inspect the socket directory \(directory): \(error)")
+        // The fallback under /tmp (nudge-$UID) belongs to whoever made it first: it must be ours, and nobody else may
+        // add or rename entries in it, or they could put a directory of theirs in place of the socket's.
+        let parent = (directory as NSString).deletingLastPathComponent
+        if (parent as NSString).lastPathComponent == "nudge-\(getuid())" {
+            let owner = try inspect(parent)
+            guard owner.st_uid == getuid(), owner.st_mode & 0o022 == 0 else {
+                throw DaemonError.socket(
+                    "\(parent) is not yours alone (owner uid \(owner.st_uid), mode "
+                        + "\(String(owner.st_mode & 0o7777, radix: 8))): someone else could take over the socket; "
+                        + "remove it, or set XDG_RUNTIME_DIR"
+                )
+            }
         }
+        let info = try inspect(directory)
         guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else {
             throw DaemonError.socket(
                 "the socket directory \(directory) is not a directory owned by uid \(getuid()); "
@@ -46,6 +54,16 @@ enum SocketDirectory {
         } catch {
             throw DaemonError.socket("cannot make the socket directory \(directory) private (chmod 0700): \(error)")
         }
+    }
+
+    private static func inspect(_ path: String) throws -> stat {
+        var info = stat()
+        do {
+            _ = try SystemCall.valueOrErrno { lstat(path, &info) }
+        } catch {
+            throw DaemonError.socket("cannot inspect the socket directory \(path): \(error)")
+        }
+        return info
     }
 
     /// A socket file left by a nudged that died is removed; one that still answers belongs to a live nudged.

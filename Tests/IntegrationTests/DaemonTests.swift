@@ -155,7 +155,8 @@ import Testing
     }
 
     /// nudge's own directories are made 0700 again and the store 0600, and the log says so; a socket directory that
-    /// is not nudge's own and is open to others is refused, not changed (it might be /tmp).
+    /// is not nudge's own and is open to others is refused, not changed (it might be /tmp); so is the fallback
+    /// `nudge-$UID` when others may write in it.
     @Test func looseModesAreTightenedOnNudgesOwnAndRefusedElsewhere() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
@@ -172,16 +173,27 @@ import Testing
         #expect(try Self.mode(directory) == 0o700)
         #expect(try Self.mode(store) == 0o600)
 
+        // A socket directory open to others, nudge's or not, is refused (exit 4) and left as it is.
         let open = sandbox.path + "/open"
-        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
-        chmod(open, 0o1777)
-        let refused = try await run(
-            Binaries.nudged,
-            ["--store", sandbox.path + "/other.plist", "--socket", open + "/nudged.sock"]
-        )
-        #expect(refused.status == 4, "\(refused)")
-        #expect(refused.stderr.contains("the socket directory \(open) is open to others (mode 1777)"), "\(refused)")
-        #expect(try Self.mode(open) == 0o1777, "nudged changed a directory that is not its own")
+        // The fallback under /tmp, made first by someone else (here: left open to others).
+        let fallback = sandbox.path + "/nudge-\(getuid())"
+        for (directory, mode, socket, refusal) in [
+            (open, 0o1777, open + "/nudged.sock", "the socket directory \(open) is open to others (mode 1777)"),
+            (
+                fallback, 0o777, fallback + "/nudge/nudged.sock",
+                "\(fallback) is not yours alone (owner uid \(getuid()), mode 777)"
+            ),
+        ] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, mode_t(mode))
+            let refused = try await run(
+                Binaries.nudged,
+                ["--store", sandbox.path + "/other.plist", "--socket", socket]
+            )
+            #expect(refused.status == 4, "\(refused)")
+            #expect(refused.stderr.contains(refusal), "\(refused)")
+            #expect(try Self.mode(directory) == mode, "nudged changed \(directory)")
+        }
     }
 
     static func mode(_ path: String) throws -> Int {
