@@ -33,7 +33,7 @@ public struct NudgedCommand: AsyncParsableCommand {
             Connections: HTTP/1.1, kept alive between requests. A connection is closed when a request head has \
             not come whole 10 s after its first byte (--request-head-timeout), a body 30 s after its head \
             (--request-body-timeout), or when no request is under way for 60 s (--idle-timeout; an event stream \
-            is never idle). Past --max-connections (4096) a new connection is answered 503. On SIGTERM a request \
+            is never idle), or its client reads none of an answer for as long. Past --max-connections (4096) a new connection is answered 503. On SIGTERM a request \
             still being sent is dropped and an answer under way gets 1 s.
 
             Sinks (--sinks): where a reminder goes when it fires.
@@ -130,7 +130,7 @@ public struct NudgedCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Close a connection that waits this long with no request under way (event streams are never idle).",
+            "Close a connection that waits this long with no request under way (event streams are never idle), or whose client reads none of an answer for this long.",
             valueName: "duration"
         )
     )

@@ -9,7 +9,9 @@ import Testing
     @Test func aStalledWatcherIsDroppedAndMemoryStaysBounded() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox)
+        // The stalled watcher reads nothing for longer than the idle timeout, after which nudged would close its
+        // connection (ConnectionTests cover that): here it is the hub's bound that is shown.
+        let daemon = try await Daemon(sandbox, arguments: ["--idle-timeout", "10m"])
         defer { daemon.stop() }
         let editors = 8
         let editsEach = 2_500

@@ -100,6 +100,28 @@ import Testing
         #expect(!connection.isOpen, "an idle connection was kept past 60 s")
     }
 
+    @Test func anAnswerTheClientDoesNotReadClosesTheConnectionAfterTheIdleTimeout() throws {
+        let stalled = try Connection()
+        try stalled.send(Self.health)
+        stalled.channel.isWritable = false
+        stalled.channel.pipeline.fireChannelWritabilityChanged()
+        stalled.pass(59, milliseconds: 990)
+        #expect(stalled.isOpen, "closed before the idle timeout")
+        stalled.pass(0, milliseconds: 20)
+        #expect(!stalled.isOpen, "an answer nobody read held the connection past 60 s")
+
+        // One that reads again is back to no deadline while it is answered.
+        let reading = try Connection()
+        try reading.send(Self.health)
+        reading.channel.isWritable = false
+        reading.channel.pipeline.fireChannelWritabilityChanged()
+        reading.pass(30)
+        reading.channel.isWritable = true
+        reading.channel.pipeline.fireChannelWritabilityChanged()
+        reading.pass(86_400)
+        #expect(reading.isOpen, "a client that read its answer again was timed out")
+    }
+
     @Test func anAnswerBeforeTheBodyEndsLeavesTheConnectionIdleOnceTheBodyHasCome() throws {
         let connection = try Connection()
         try connection.send("POST /v1/items HTTP/1.1\r\nContent-Length: 4\r\n\r\n{")

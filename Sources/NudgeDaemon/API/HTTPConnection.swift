@@ -162,6 +162,17 @@ struct ConnectionDeadlines: Sendable, Equatable {
         return .keep
     }
 
+    /// The deadline of the phase the connection is in, counted afresh: what applies again once an answer the client
+    /// was not reading moves on.
+    func current() -> Action {
+        switch phase {
+        case .waiting: .arm(.idle)
+        case .readingHead: .arm(.requestHead)
+        case .readingBody: unanswered <= 1 ? .arm(.requestBody) : .disarm
+        case .answering: .disarm
+        }
+    }
+
     /// Answers being written, or owed for requests read whole; a request still being read is not counted.
     var answersUnderWay: Int { unanswered - (phase == .readingBody && unanswered > 0 ? 1 : 0) }
 }
@@ -193,6 +204,7 @@ final class RequestBytesArrived: ChannelInboundHandler, RemovableChannelHandler 
 /// - a request head the parser refuses, with nothing under way, gets the document's `Error` body, then the
 ///   connection is closed; any other parse error goes on to Hummingbird, so a body cut short fails its request
 ///   instead of ending it;
+/// - an answer the client does not read (the channel stays unwritable) for `idle` closes the connection;
 /// - when nudged stops (Hummingbird's quiesce event), a connection with no answer under way closes at once, and one
 ///   with answers under way after them, or after `shutdownGrace` at the latest; no further request is read.
 final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
@@ -317,6 +329,18 @@ final class ConnectionRules: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // A head that cannot be read, with nothing under way: Hummingbird would answer an empty 400.
         refuse(.unparsable(error), version: .http1_1)
+    }
+
+    /// An answer the client does not read fills the socket, and NIO reports the channel unwritable: the client gets as
+    /// long as an idle connection to take some of it. (An event stream's watcher is dropped first, at 1 MiB behind;
+    /// this closes its connection too.)
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            carryOut(deadlines.current())
+        } else if !stopping {
+            schedule(after: limits.idle, "read none of its answer for \(limits.idle)")
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
