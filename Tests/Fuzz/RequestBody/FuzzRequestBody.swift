@@ -10,7 +10,6 @@ import NudgeCore
 /// request schemas, and on to what the routes make of them. Any bytes give a value or a
 /// `DecodingError`/`ModelError`, never a crash, and never take long. (The 1 MiB limit comes first, in
 /// `ErrorDocumentMiddleware`; a target's input is never that large.)
-@_cdecl("LLVMFuzzerTestOneInput")
 func fuzzRequestBody(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let body = Data(fuzzInput(data, size))
     let decoder = JSONDecoder()

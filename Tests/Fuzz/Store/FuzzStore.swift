@@ -4,7 +4,6 @@ import FuzzSupport
 
 /// The store file as `ChecklistStore.open` reads it (binary or XML property list, checked, decoded, validated):
 /// any bytes give a library or a `StoreError`, never a crash, and never take long.
-@_cdecl("LLVMFuzzerTestOneInput")
 func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzInput(data, size)
     guard bytes.count <= ChecklistStore.maximumFileSize else { return 0 }

@@ -4,7 +4,6 @@ import NudgeCore
 
 /// People's times (`TimeInput`, what `nudge --due` reads) and programs' instants (`InstantFormat`, every date-time
 /// in the API): any bytes give a date or an error, never a crash, and never take long.
-@_cdecl("LLVMFuzzerTestOneInput")
 func fuzzTimeInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
     for zone in zones {
