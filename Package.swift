@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // Model, ID allocation, the replacement scheduler, events and time input. No I/O.
@@ -119,6 +120,17 @@ let package = Package(
             name: "fuzz-time-input",
             dependencies: ["NudgeCore", "FuzzSupport"],
             path: "Tests/Fuzz/TimeInput"
+        ),
+        // Whole-daemon figures (scripts/bench): builds stores of given sizes and measures the release nudged on them.
+        .executableTarget(
+            name: "nudge-bench",
+            dependencies: [
+                "NudgeStore", "NudgeCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/DaemonBench"
         ),
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"]),

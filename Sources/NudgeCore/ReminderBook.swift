@@ -125,12 +125,13 @@ public struct ReminderBook: Sendable {
     // MARK: Private
 
     private mutating func put(_ change: ChecklistChange, now: Date) throws(ModelError) -> (ChecklistItem, Outcome) {
-        guard case .putItem(let item, let listID) = change, let list = library.list(id: listID) else {
+        // The name alone: a copy of the list held across `apply` would make it copy all of the list's items.
+        guard case .putItem(let item, let listID) = change, let listName = library.list(id: listID)?.name else {
             preconditionFailure("an item change must put an item into an existing list: \(change)")
         }
         try library.apply(change)
         var outcome = Outcome(changes: [change])
-        outcome.append(scheduler.itemChanged(item, listName: list.name, now: now))
+        outcome.append(scheduler.itemChanged(item, listName: listName, now: now))
         return (item, outcome)
     }
 

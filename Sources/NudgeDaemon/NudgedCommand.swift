@@ -282,8 +282,13 @@ struct Daemon {
         let systemdEnvironment = SystemdEnvironment.take()
         try SocketDirectory.prepare(for: paths.socket, logger: logger)
         try makeStorePrivate()
-        let store = try ChecklistStore.open(path: paths.store)
+        let store = try ChecklistStore.open(
+            path: paths.store,
+            options: StoreOptions { [logger] notice in logger.notice("\(notice)") }
+        )
+        // Compacts the change log into the snapshot, so the next start replays nothing.
         defer { store.close() }
+        for note in store.openingNotes { logger.notice("\(note)") }
         for warning in sinks.warnings { logger.warning("\(warning)") }
         let service = ReminderService(
             store: store,

@@ -173,7 +173,9 @@ final class ReminderService: Service {
                 items: book.library.itemCount,
                 pending: book.scheduler.pendingCount,
                 nextDue: book.scheduler.nextDue.map(Instant.init),
-                watchers: events.subscriberCount
+                watchers: events.subscriberCount,
+                commits: writer.commitCount,
+                syncs: writer.writeCount
             )
         }
     }

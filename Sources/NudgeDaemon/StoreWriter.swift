@@ -31,6 +31,7 @@ final class StoreWriter: Sendable {
         /// Why the last generation ended, for commits that arrive from it late.
         var lastFailure: StoreError?
         var writes = 0
+        var commits = 0
     }
 
     /// By default each drain gets a thread of its own, which ends when nothing is left to write: a thread costs
@@ -44,8 +45,11 @@ final class StoreWriter: Sendable {
         startThread(named: "nudged-writer", drain)
     }
 
-    /// How many writes have been made: with group commit, fewer than the commits.
+    /// How many writes (log appends, each one flush) have been made: with group commit, fewer than the commits.
     var writeCount: Int { state.withLock { $0.writes } }
+
+    /// How many commits with changes have been made durable.
+    var commitCount: Int { state.withLock { $0.commits } }
 
     /// How many commits wait for the next write.
     var queuedCount: Int { state.withLock { $0.waiting.count } }
@@ -96,7 +100,11 @@ final class StoreWriter: Sendable {
                 let changes = batch.flatMap(\.changes)
                 if !changes.isEmpty {
                     try store.commit(changes)
-                    state.withLock { $0.writes += 1 }
+                    let committed = batch.count { !$0.changes.isEmpty }
+                    state.withLock { state in
+                        state.writes += 1
+                        state.commits += committed
+                    }
                 }
                 for commit in batch {
                     commit.onDurable()

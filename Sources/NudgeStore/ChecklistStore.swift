@@ -1,60 +1,142 @@
 import Foundation
 import NudgeCore
+import NudgeSystem
 import Synchronization
 
-/// The durable home of the checklists: one binary property list, replaced atomically on every commit and locked
-/// against a second opener. `library` only ever shows what is already safely on disk.
+/// The durable home of the checklists: a snapshot (`Checklists.plist`, a binary property list) and a change log
+/// beside it (`Checklists.plist.log`), locked against a second opener. A commit appends one record to the log and
+/// flushes it, so its cost does not grow with the store; now and then the snapshot is rewritten from memory and
+/// the log restarted (compaction), on a thread of its own while commits go on. docs/STORE.md describes the files
+/// and what a crash at each step leaves.
+///
+/// `library` only ever shows what is already safely on disk.
 public final class ChecklistStore: DurableStore {
-    /// The largest store file that is read, or written. Far above any real list of reminders; it bounds what a
-    /// damaged or hostile file can cost.
-    public static let maximumFileSize: Int = 64 << 20
+    /// The largest snapshot that is read, or written: about five million items. It bounds what a damaged or hostile
+    /// file can cost.
+    public static let maximumFileSize: Int = 512 << 20
+    /// The largest change log that is read. Compaction keeps it far below this.
+    public static let maximumLogSize: Int = 512 << 20
 
-    /// The store file, `.../Checklists.plist`.
+    /// The snapshot, `.../Checklists.plist`.
     public let path: String
-    /// The lock file beside it; the store file itself is replaced by rename, so it cannot carry the lock.
+    /// The lock file beside it; the snapshot and the log are replaced by rename, so neither can carry the lock.
     public var lockPath: String { path + ".lock" }
+    /// The change log beside it.
+    public var logPath: String { path + ".log" }
+    /// What opening found and did that a person should hear of: a torn record cut off, an older layout upgraded.
+    public let openingNotes: [String]
 
-    private let file: StoreFile
-    /// Held for a whole commit, so commits run one at a time and `close` waits for a write in flight. Nil once
-    /// closed.
-    private let writer: Mutex<StoreLock?>
-    /// What readers see. Apart from `writer` so that reading never waits for a commit's fsync.
-    private let published: Mutex<ChecklistLibrary>
+    private let snapshotFile: StoreFile
+    private let logFile: StoreFile
+    private let options: StoreOptions
+    private let faults: StoreFaults
+    /// Held for a whole commit, so commits run one at a time, and readers never see a change before it is durable.
+    private let state: Mutex<State>
+    /// Held for a whole compaction, so compactions run one at a time and `close` waits for one under way.
+    private let compacting = Mutex<Void>(())
+    /// Whether a compaction thread has been started and not yet finished: one at a time is enough.
+    private let compactionStarted = Atomic<Bool>(false)
 
-    private init(file: StoreFile, lock: StoreLock, library: ChecklistLibrary) {
-        path = file.path
-        self.file = file
-        writer = Mutex(lock)
-        published = Mutex(library)
+    private struct State: ~Copyable {
+        /// Nil once closed.
+        var lock: StoreLock?
+        var log: ChangeLogFile
+        var library: ChecklistLibrary
+        /// The last record in the log (or in the snapshot, when the log holds none after it).
+        var sequence: Int
+        /// The log length at which the next compaction starts.
+        var compactAt: Int
+        /// Why nobody can say what the log holds any more; no more commits are taken until nudged restarts.
+        var broken: StoreError?
+    }
+
+    private init(
+        snapshotFile: StoreFile,
+        logFile: StoreFile,
+        options: StoreOptions,
+        faults: StoreFaults,
+        state: consuming State,
+        openingNotes: [String]
+    ) {
+        path = snapshotFile.path
+        self.snapshotFile = snapshotFile
+        self.logFile = logFile
+        self.options = options
+        self.faults = faults
+        self.state = Mutex(state)
+        self.openingNotes = openingNotes
     }
 
     deinit {
         close()
     }
 
-    /// Locks, then reads the store. A missing file starts a new library (one list "List"), written durably before
-    /// this returns. A missing directory is created with mode 0700.
+    /// Locks, then loads the snapshot and replays the log after it. A missing store starts a new library (one list
+    /// "List"), written durably before this returns; so does the log. A missing directory is created with mode
+    /// 0700. A record a crash left half-written at the end of the log is cut off (and said in `openingNotes`); a
+    /// store in an older layout is rewritten in the current one.
     ///
-    /// A file that cannot be read is left exactly as it is, and so are any temporary files beside it: the error
+    /// A store that cannot be read is left exactly as it is, and so are any temporary files beside it: the error
     /// says what is wrong and what to do.
-    public static func open(path: String) throws(StoreError) -> ChecklistStore {
-        try open(path: path, faults: .none)
+    public static func open(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) -> ChecklistStore {
+        try open(path: path, options: options, faults: .none)
     }
 
-    /// `open(path:)`, with faults injected into every replace of the file.
-    static func open(path: String, faults: StoreFaults) throws(StoreError) -> ChecklistStore {
-        let file = StoreFile(path: path, faults: faults)
-        try file.createDirectory()
+    /// `open(path:options:)`, with faults injected into every write.
+    static func open(path: String, options: StoreOptions = StoreOptions(), faults: StoreFaults) throws(StoreError)
+        -> ChecklistStore
+    {
+        let snapshotFile = StoreFile(path: path, faults: faults)
+        let logFile = StoreFile(path: path + ".log", faults: faults)
+        try snapshotFile.createDirectory()
         let lock = try StoreLock.acquire(lockPath: path + ".lock", storePath: path)
         do throws(StoreError) {
-            let stored = try file.read(limit: maximumFileSize).map { bytes throws(StoreError) in
-                try LibraryCoding.decode(bytes, path: path)
-            }
+            let loaded = try StoreContent.load(snapshot: snapshotFile, log: logFile)
             // We hold the lock, so no writer is alive: anything half-written is a crash's leftover.
-            try file.removeCrashLeftovers()
-            let library = stored ?? ChecklistLibrary()
-            if stored == nil { try writeSnapshot(library, to: file) }
-            return ChecklistStore(file: file, lock: lock, library: library)
+            try snapshotFile.removeCrashLeftovers()
+            try logFile.removeCrashLeftovers()
+            var notes: [String] = []
+            var logLength = loaded.logLength
+            if loaded.snapshotVersion != ChecklistLibrary.currentFormatVersion {
+                // A new store, or an older layout: write the current one, which includes all the log holds.
+                try writeSnapshot(
+                    StoreSnapshot(library: loaded.library, logSequence: loaded.sequence),
+                    to: snapshotFile
+                )
+                if let version = loaded.snapshotVersion {
+                    notes.append(
+                        "store \(path) upgraded from format version \(version) to \(ChecklistLibrary.currentFormatVersion)"
+                    )
+                }
+                logLength = nil
+            }
+            if logLength == nil {
+                try logFile.replace(with: Data(ChangeLogFormat.header))
+                logLength = ChangeLogFormat.header.count
+            }
+            if let torn = loaded.tornTail {
+                notes.append(
+                    "change log \(logFile.path): cut off \(torn.length) bytes at byte \(torn.offset) (\(torn.reason)): "
+                        + "a record a crash left half-written, never acknowledged to anyone"
+                )
+            }
+            let length = logLength ?? ChangeLogFormat.header.count
+            let log = try ChangeLogFile.open(path: logFile.path, length: length, faults: faults)
+            let state = State(
+                lock: lock,
+                log: log,
+                library: loaded.library,
+                sequence: loaded.sequence,
+                compactAt: length + options.compactionThreshold
+            )
+            return ChecklistStore(
+                snapshotFile: snapshotFile,
+                logFile: logFile,
+                options: options,
+                faults: faults,
+                state: state,
+                openingNotes: notes
+            )
         } catch {
             lock.release()
             throw error
@@ -63,63 +145,257 @@ public final class ChecklistStore: DurableStore {
 
     /// The checklists as last saved.
     public var library: ChecklistLibrary {
-        published.withLock { $0 }
+        state.withLock { $0.library }
     }
 
-    /// Applies the changes, in order, to a copy of the library and writes the result durably; only then does
-    /// `library` change. Blocks for the write, fsync included.
+    /// Applies the changes, in order, and appends them to the log as one record, flushed to the device; `library`
+    /// shows them once that is done. Blocks for the write, the flush included. May start a compaction, which runs on
+    /// a thread of its own.
     ///
-    /// On a failure the file keeps its last durable content and `library` is unchanged, except when the outcome is
-    /// unknown (`.outcomeUnknown`): then `library` shows what the file now holds, the changes applied. An empty list
-    /// of changes writes nothing.
+    /// On a failure the store keeps its last durable content and `library` shows it, except when the outcome is
+    /// unknown (`.outcomeUnknown`): then `library` shows what the files now hold, and no further commit is taken. An
+    /// empty list of changes writes nothing.
     public func commit(_ changes: [ChecklistChange]) throws(StoreError) {
-        try writer.withLock { (lock: inout StoreLock?) throws(StoreError) in
-            guard lock != nil else { throw .closed(path: path) }
-            guard !changes.isEmpty else { return }
-            var next = published.withLock { $0 }
+        let compactionDue = try state.withLock { (state: inout State) throws(StoreError) -> Bool in
+            guard state.lock != nil else { throw .closed(path: path) }
+            if let broken = state.broken { throw .notWritten(path: path, after: broken) }
+            guard !changes.isEmpty else { return false }
+            // Applied in place, where nobody else holds the library, so a change costs the same at any size. A
+            // failure below reloads what is durable instead of undoing.
             for (index, change) in changes.enumerated() {
                 do throws(ModelError) {
-                    try next.apply(change)
+                    try state.library.apply(change)
                 } catch {
+                    reloadAfterFailure(&state)
                     throw .rejectedChange(path: path, index: index, count: changes.count, error: error)
                 }
             }
+            let record = LogRecord(
+                sequence: state.sequence + 1,
+                nextItemID: state.library.nextItemID,
+                nextListID: state.library.nextListID,
+                changes: changes
+            )
             do throws(StoreError) {
-                try persist(changes, resulting: next)
+                let bytes = try ChangeLogFormat.frame(record, path: path)
+                let payloadSize = bytes.count - ChangeLogFormat.frameHeaderSize
+                guard payloadSize <= ChangeLogFormat.maximumPayloadSize else {
+                    throw .wouldBeTooLarge(path: path, size: payloadSize, limit: ChangeLogFormat.maximumPayloadSize)
+                }
+                try state.log.append(bytes, storePath: path)
             } catch {
-                // The rename put exactly `next` in the file: serve it, so that what readers see matches the file,
-                // and no ID in it is handed out again.
-                if error.code == .outcomeUnknown { published.withLock { $0 = next } }
+                if error.code == .outcomeUnknown { state.broken = error }
+                reloadAfterFailure(&state)
                 throw error
             }
-            published.withLock { $0 = next }
+            state.sequence = record.sequence
+            return state.log.length >= state.compactAt
+        }
+        if compactionDue { compactInBackground() }
+    }
+
+    /// Compacts what the log holds into the snapshot, then releases the lock; later commits throw `.closed`. Waits
+    /// for a commit or a compaction in flight. Also done on deinit.
+    public func close() {
+        compacting.withLock { _ in
+            if state.withLock({ (state: inout State) in
+                state.lock != nil && state.log.length > ChangeLogFormat.header.count
+            }) {
+                compactHoldingTurn()
+            }
+            state.withLock { state in
+                // Once only: a second close of the log's descriptor could close a file opened since.
+                guard let lock = state.lock else { return }
+                lock.release()
+                state.lock = nil
+                state.log.close()
+            }
         }
     }
 
-    /// Releases the lock; later commits throw `.closed`. Waits for a commit in flight. Also done on deinit.
-    public func close() {
-        writer.withLock { lock in
-            lock?.release()
-            lock = nil
-        }
+    /// Rewrites the snapshot from memory and restarts the log, now, on the caller's thread; commits go on meanwhile.
+    /// For tests and tools: commits start one on their own past `StoreOptions.compactionThreshold`.
+    public func compact() {
+        compacting.withLock { _ in compactHoldingTurn() }
     }
+
+    /// Figures for `nudged --check-store` and the benchmarks: the log's size and records since the snapshot.
+    public var logLength: Int { state.withLock { $0.log.length } }
 
     // MARK: Private
 
-    /// The one step that makes a new state durable. Today it rewrites the whole file from `library`. A change log
-    /// would append `changes` here instead, and compact into the file now and then; nothing outside this method
-    /// (and the reading in `open`) would change.
-    private func persist(_ changes: [ChecklistChange], resulting library: ChecklistLibrary) throws(StoreError) {
-        try Self.writeSnapshot(library, to: file)
+    private func compactInBackground() {
+        guard !compactionStarted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        startThread(named: "nudged-compact") { [self] in
+            compact()
+            compactionStarted.store(false, ordering: .releasing)
+        }
     }
 
-    private static func writeSnapshot(_ library: ChecklistLibrary, to file: StoreFile) throws(StoreError) {
-        let bytes = try LibraryCoding.encode(library, path: file.path)
+    /// One compaction; the caller holds `compacting`. The snapshot is written from a copy of the library taken at a
+    /// record boundary, outside the commit lock; only the log's restart (copying the records appended meanwhile)
+    /// holds it. A crash at any step leaves a snapshot and a log that together hold every acknowledged change once:
+    /// the snapshot names its last record, and replay skips records up to it.
+    private func compactHoldingTurn() {
+        let taken = state.withLock { (state: inout State) -> (snapshot: StoreSnapshot, logOffset: Int)? in
+            guard state.lock != nil, state.broken == nil else { return nil }
+            return (StoreSnapshot(library: state.library, logSequence: state.sequence), state.log.length)
+        }
+        guard let (snapshot, logOffset) = taken else { return }
+        let started = ContinuousClock.now
+        do throws(StoreError) {
+            try Self.writeSnapshot(snapshot, to: snapshotFile)
+            try state.withLock { (state: inout State) throws(StoreError) in
+                try restartLog(&state, keepingFrom: logOffset)
+            }
+            let items = snapshot.library.itemCount
+            options.notice(
+                "compacted store \(path): snapshot of \(items) items through record \(snapshot.logSequence) "
+                    + "written in \(started.duration(to: .now).formatted(.units(allowed: [.seconds, .milliseconds])))"
+            )
+        } catch {
+            state.withLock { $0.compactAt = $0.log.length + options.compactionThreshold }
+            options.notice(
+                "could not compact store \(path) (\(error)); the change log keeps every change and is compacted "
+                    + "again after another \(options.compactionThreshold) bytes"
+            )
+        }
+    }
+
+    /// Replaces the log with one holding only the records after `offset` (those appended while the snapshot was
+    /// written), and appends to it from now on.
+    private func restartLog(_ state: inout State, keepingFrom offset: Int) throws(StoreError) {
+        let kept: [UInt8]
+        do {
+            kept = try state.log.bytes(from: offset)
+        } catch {
+            throw .readFailed(path: state.log.path, errno: error)
+        }
+        do throws(StoreError) {
+            try logFile.replace(with: Data(ChangeLogFormat.header + kept))
+        } catch {
+            // The old log may no longer be the one at the path: appending to it could be lost.
+            if error.code == .outcomeUnknown { state.broken = error }
+            throw error
+        }
+        do throws(StoreError) {
+            let length = ChangeLogFormat.header.count + kept.count
+            let restarted = try ChangeLogFile.open(path: logFile.path, length: length, faults: faults)
+            state.log.close()
+            state.log = restarted
+            state.compactAt = length + options.compactionThreshold
+        } catch {
+            state.broken = error
+            throw error
+        }
+    }
+
+    /// A commit failed part way: what is in memory may be ahead of the files, so read them again. If even that
+    /// fails, no more commits are taken.
+    private func reloadAfterFailure(_ state: inout State) {
+        do throws(StoreError) {
+            let loaded = try StoreContent.load(snapshot: snapshotFile, log: logFile)
+            state.library = loaded.library
+            state.sequence = loaded.sequence
+        } catch {
+            state.broken = state.broken ?? error
+        }
+    }
+
+    private static func writeSnapshot(_ snapshot: StoreSnapshot, to file: StoreFile) throws(StoreError) {
+        let bytes = try LibraryCoding.encode(snapshot, path: file.path)
         // Never write a file that `open` would refuse to read back.
         guard bytes.count <= maximumFileSize else {
             throw .wouldBeTooLarge(path: file.path, size: bytes.count, limit: maximumFileSize)
         }
         try file.replace(with: bytes)
+    }
+}
+
+/// How a store behaves beyond its files.
+public struct StoreOptions: Sendable {
+    /// Log bytes past which a compaction starts: 16 MiB by default, some 50,000 edits. Lower means shorter
+    /// start-ups and more snapshot writes.
+    public var compactionThreshold: Int
+    /// Where the store says what it did on its own (compactions); nudged passes its log.
+    public var notice: @Sendable (String) -> Void
+
+    public static let defaultCompactionThreshold = 16 << 20
+
+    public init(
+        compactionThreshold: Int = StoreOptions.defaultCompactionThreshold,
+        notice: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.compactionThreshold = compactionThreshold
+        self.notice = notice
+    }
+}
+
+/// What the files hold, read without changing them: the snapshot with the log replayed onto it.
+struct StoreContent {
+    var library: ChecklistLibrary
+    /// The snapshot's format version; nil when there is no snapshot.
+    var snapshotVersion: Int?
+    /// The last record the snapshot includes.
+    var snapshotSequence: Int
+    /// The last record there is, in the snapshot or the log.
+    var sequence: Int
+    /// Bytes of sound records in the log (with its header); nil when there is no log.
+    var logLength: Int?
+    /// Records replayed onto the snapshot.
+    var replayedRecords: Int
+    var tornTail: ChangeLogFormat.TornTail?
+
+    static func load(snapshot snapshotFile: StoreFile, log logFile: StoreFile) throws(StoreError) -> StoreContent {
+        let snapshotBytes = try snapshotFile.read(limit: ChecklistStore.maximumFileSize)
+        let snapshot = try snapshotBytes.map { bytes throws(StoreError) in
+            try LibraryCoding.decode(bytes, path: snapshotFile.path)
+        }
+        var content = StoreContent(
+            library: snapshot?.library ?? ChecklistLibrary(),
+            snapshotVersion: snapshot?.storedFormatVersion,
+            snapshotSequence: snapshot?.logSequence ?? 0,
+            sequence: snapshot?.logSequence ?? 0,
+            logLength: nil,
+            replayedRecords: 0,
+            tornTail: nil
+        )
+        guard let logBytes = try logFile.read(limit: ChecklistStore.maximumLogSize) else { return content }
+        let logPath = logFile.path
+        content.tornTail = try ChangeLogFormat.scan(logBytes, path: logPath) { record, offset throws(StoreError) in
+            guard record.sequence > content.snapshotSequence else { return }
+            guard snapshot != nil else {
+                throw .damagedLog(
+                    path: logPath,
+                    offset: offset,
+                    problem: "it holds changes, but the snapshot \(snapshotFile.path) they apply to is missing"
+                )
+            }
+            guard record.sequence == content.sequence + 1 else {
+                throw .damagedLog(
+                    path: logPath,
+                    offset: offset,
+                    problem: "record \(record.sequence) follows the snapshot's last record \(content.sequence); "
+                        + "the records between are missing"
+                )
+            }
+            for change in record.changes {
+                do throws(ModelError) {
+                    try content.library.apply(change)
+                } catch {
+                    throw .damagedLog(
+                        path: logPath,
+                        offset: offset,
+                        problem: "record \(record.sequence) does not apply to the snapshot: \(error.description)"
+                    )
+                }
+            }
+            content.library.raiseCounters(nextItemID: record.nextItemID, nextListID: record.nextListID)
+            content.sequence = record.sequence
+            content.replayedRecords += 1
+        }
+        content.logLength = logBytes.count - (content.tornTail?.length ?? 0)
+        return content
     }
 }
 

@@ -21,6 +21,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case rejectedChange = "rejected_change"
         /// The store was closed.
         case closed
+        /// The change log is damaged before its end, where no crash mid-append could have left it.
+        case damagedLog = "damaged_log"
         /// The new content replaced the file, but flushing it to disk failed: it may or may not survive a crash.
         case outcomeUnknown = "outcome_unknown"
     }
@@ -98,6 +100,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             path: path,
             "could not save store \(path): the checklists would take \(size) bytes, over the limit of \(limit) "
                 + "bytes; the store keeps its last saved content — remove some items or lists"
+        )
+    }
+
+    /// `problem` says what is wrong with the record at `offset`.
+    static func damagedLog(path: String, offset: Int, problem: String) -> StoreError {
+        StoreError(
+            .damagedLog,
+            path: path,
+            "change log \(path) is damaged at byte \(offset): \(problem); \(leftUntouched) — nudged cannot tell which "
+                + "changes after that byte are sound. Restore a backup of the store's directory, or keep the changes "
+                + "before it with `truncate -s \(offset) \(path)` (the changes after it are lost)"
         )
     }
 

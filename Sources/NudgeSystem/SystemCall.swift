@@ -9,6 +9,12 @@ public enum SystemCall {
         _ = try valueOrErrno { Glibc.fsync(fd.rawValue) }
     }
 
+    /// Flushes a file's data, and the metadata needed to read it back (its size), to the device: an append is
+    /// durable after this.
+    public static func fdatasync(_ fd: FileDescriptor) throws(Errno) {
+        _ = try valueOrErrno { Glibc.fdatasync(fd.rawValue) }
+    }
+
     /// Sets permissions exactly, whatever the umask took away when the file was created.
     public static func fchmod(_ fd: FileDescriptor, _ permissions: FilePermissions) throws(Errno) {
         _ = try valueOrErrno { Glibc.fchmod(fd.rawValue, permissions.rawValue) }

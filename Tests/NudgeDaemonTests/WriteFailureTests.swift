@@ -237,10 +237,11 @@ final class RandomWriteFaults: Sendable {
 
     private func before(_ step: StoreFaults.Step) throws(Errno) {
         let failure: Errno? = state.withLock { state in
-            if step == .create {  // A new write: draw whether and where it fails.
+            // A new write, an append to the log or a replace of a whole file: draw whether and where it fails.
+            if let steps = Self.stepsOfAWrite(startingWith: step) {
                 state.failing =
                     Double.random(in: 0..<1, using: &state.generator) < rate
-                    ? StoreFaults.Step.allCases.randomElement(using: &state.generator) : nil
+                    ? steps.randomElement(using: &state.generator) : nil
                 state.errno = [Errno.ioError, .noSpace, .fileTooLarge].randomElement(using: &state.generator)!
             }
             guard step == state.failing else { return nil }
@@ -248,6 +249,16 @@ final class RandomWriteFaults: Sendable {
             return state.errno
         }
         if let failure { throw failure }
+    }
+
+    /// The steps one write goes through, given its first. Cutting a failed append off is left out: it runs only
+    /// after another step failed, and its own failure has a test of its own.
+    private static func stepsOfAWrite(startingWith step: StoreFaults.Step) -> [StoreFaults.Step]? {
+        switch step {
+        case .create: [.create, .write, .flush, .close, .rename, .syncDirectory]
+        case .append: [.append, .syncLog]
+        default: nil
+        }
     }
 }
 

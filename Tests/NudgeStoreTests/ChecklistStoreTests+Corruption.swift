@@ -189,7 +189,7 @@ extension NudgeStoreTests.ChecklistStoreTests {
         }
     }
 
-    /// XML is accepted, so a store can be converted, edited by hand and put back; the next save is binary again.
+    /// XML is accepted, so a store can be converted, edited by hand and put back; the next snapshot is binary again.
     @Test func xmlPropertyListIsReadAndTheNextSaveIsBinary() throws {
         try withTemporaryDirectory { directory in
             let binary = try encodedLibrary(items: 3)
@@ -202,6 +202,7 @@ extension NudgeStoreTests.ChecklistStoreTests {
             defer { store.close() }
             #expect(store.library == expected)
             try addItems(1, to: store)
+            store.compact()
             #expect(
                 try Data(contentsOf: URL(fileURLWithPath: directory.storePath)).starts(with: Array("bplist00".utf8))
             )
@@ -281,9 +282,7 @@ func encodedLibrary(items: Int) throws -> Data {
         )
         try library.apply(change)
     }
-    let encoder = PropertyListEncoder()
-    encoder.outputFormat = .binary
-    return try encoder.encode(library)
+    return try LibraryCoding.encode(StoreSnapshot(library: library, logSequence: 0), path: "test")
 }
 
 /// Writes a valid store with five items after `edit` has changed its property-list dictionary.

@@ -1,6 +1,7 @@
 import Foundation
 import NudgeCore
 import Synchronization
+import SystemPackage
 import Testing
 
 @testable import NudgeStore
@@ -22,19 +23,25 @@ extension NudgeStoreTests {
             }
         }
 
-        @Test func fileIsABinaryPropertyListOfTheFourLibraryFields() throws {
+        /// The snapshot keeps the layout Python's plistlib and every plist tool read, plus the record it runs to.
+        @Test func snapshotIsABinaryPropertyListOfTheLibraryFieldsAndItsLastRecord() throws {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
                 try addItems(3, to: store)
+                store.compact()
 
                 let data = try Data(contentsOf: URL(fileURLWithPath: directory.storePath))
                 #expect(data.starts(with: Array("bplist00".utf8)))
                 var format = PropertyListSerialization.PropertyListFormat.xml
                 let root = try PropertyListSerialization.propertyList(from: data, format: &format) as? [String: Any]
                 #expect(format == .binary)
-                #expect(Set(root?.keys.map { $0 } ?? []) == ["formatVersion", "nextItemID", "nextListID", "lists"])
+                #expect(
+                    Set(root?.keys.map { $0 } ?? [])
+                        == ["formatVersion", "nextItemID", "nextListID", "lists", "logSequence"]
+                )
                 #expect(root?["formatVersion"] as? Int == ChecklistLibrary.currentFormatVersion)
+                #expect(root?["logSequence"] as? Int == 3)
                 #expect(try PropertyListDecoder().decode(ChecklistLibrary.self, from: data) == store.library)
             }
         }
@@ -62,8 +69,9 @@ extension NudgeStoreTests {
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
                 try addItems(3, to: store)
+                store.compact()
                 #expect(try directory.temporaryFiles() == [])
-                #expect(try directory.entries() == ["Checklists.plist"])
+                #expect(try directory.entries() == ["Checklists.plist", "Checklists.plist.log"])
             }
         }
 
@@ -144,23 +152,32 @@ extension NudgeStoreTests {
             }
         }
 
-        /// The file holds the change when the outcome is unknown, so the store serves it too: a reload then
-        /// matches the file, and the new item's ID is not handed out again.
-        @Test func aCommitWithAnUnknownOutcomeIsWhatTheLibraryShows() throws {
+        /// An append that failed and could not be cut off leaves a log nobody can vouch for: the store serves what
+        /// the files hold (the reload matches them, and the new item's ID is not handed out again), and takes no
+        /// further commit until it is opened again.
+        @Test func aCommitWithAnUnknownOutcomeIsWhatTheLibraryShowsAndEndsWriting() throws {
             try withTemporaryDirectory { directory in
                 try ChecklistStore.open(path: directory.storePath).close()
+                let failing = Mutex<Set<StoreFaults.Step>>([.syncLog, .truncateLog])
                 let store = try ChecklistStore.open(
                     path: directory.storePath,
-                    faults: .failing(.syncDirectory, times: 2)
+                    faults: StoreFaults { step throws(Errno) in
+                        if failing.withLock({ $0.remove(step) }) != nil { throw .ioError }
+                    }
                 )
-                defer { store.close() }
                 let add = try store.library.makeAddItem(text: "maybe", listID: 1, now: testNow)
                 let error = #expect(throws: StoreError.self) { try store.commit([add]) }
                 #expect(error?.code == .outcomeUnknown)
                 #expect(store.library.item(id: 1)?.text == "maybe")
-                #expect(
-                    try LibraryCoding.decode(Array(FileSnapshot(directory.storePath).bytes), path: "") == store.library
-                )
+                let later = try store.library.makeAddItem(text: "later", listID: 1, now: testNow)
+                let refusal = #expect(throws: StoreError.self) { try store.commit([later]) }
+                #expect(refusal?.description.contains("was not written") == true)
+                store.close()
+
+                let reopened = try ChecklistStore.open(path: directory.storePath)
+                defer { reopened.close() }
+                #expect(reopened.library.item(id: 1)?.text == "maybe")
+                #expect(reopened.library.nextItemID == 2)
             }
         }
 
@@ -198,11 +215,12 @@ extension NudgeStoreTests {
                 }
                 #expect(failures.withLock { $0 } == [])
                 #expect(store.library.lists.count == 9)
-                let onDisk = try PropertyListDecoder().decode(
-                    ChecklistLibrary.self,
-                    from: Data(contentsOf: URL(fileURLWithPath: directory.storePath))
+                let onDisk = try StoreContent.load(
+                    snapshot: StoreFile(path: directory.storePath),
+                    log: StoreFile(path: directory.logPath)
                 )
-                #expect(onDisk == store.library)
+                #expect(onDisk.library == store.library)
+                #expect(onDisk.replayedRecords == 8)
             }
         }
 
@@ -339,6 +357,7 @@ extension NudgeStoreTests {
                     try store.commit([try store.library.makeAddList(name: "List \(round + 2)")])
                     let newest = try #require(store.library.lists.flatMap(\.items).map(\.itemID).max())
                     try store.commit([try store.library.makeRemoveItem(itemID: newest)])
+                    store.compact()  // The snapshot: the log's records carry their counters (ChangeLogTests).
                     let raw = try rawCounters(directory.storePath)
                     #expect(raw.nextItemID > raw.itemIDs.max() ?? 0)
                     #expect(raw.nextListID > raw.listIDs.max() ?? 0)

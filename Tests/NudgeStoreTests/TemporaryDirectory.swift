@@ -12,9 +12,14 @@ struct TemporaryDirectory: Sendable {
         Set(try FileManager.default.contentsOfDirectory(atPath: path)).subtracting(["Checklists.plist.lock"])
     }
 
-    /// Temporary files a write left beside the store.
+    /// Where the store's change log is.
+    var logPath: String { storePath + ".log" }
+
+    /// Temporary files a write left beside the store or its log.
     func temporaryFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasPrefix(".Checklists.plist.tmp-") }
+        try FileManager.default.contentsOfDirectory(atPath: path).filter {
+            $0.hasPrefix(".Checklists.plist.tmp-") || $0.hasPrefix(".Checklists.plist.log.tmp-")
+        }
     }
 }
 

@@ -6,8 +6,10 @@ import Foundation
 /// UserDefaults, apart from the data, so a crash between the two writes could hand an ID out twice), and applying
 /// any change that carries an ID moves the counter past it.
 public struct ChecklistLibrary: Codable, Sendable, Equatable {
-    /// The version of this layout. A store written by a newer version is refused, never overwritten.
-    public static let currentFormatVersion = 1
+    /// The version of the store's layout. A store written by a newer version is refused, never overwritten.
+    /// 1: the property list alone, rewritten on every change. 2: the property list is a snapshot that names the last
+    /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since.
+    public static let currentFormatVersion = 2
     /// The name of the list a new store starts with.
     public static let firstListName = "List"
 
@@ -40,7 +42,9 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        formatVersion = try container.decode(Int.self, forKey: .formatVersion)
+        // Older layouts are read as they are (the store checks the number); in memory the layout is the current one.
+        _ = try container.decode(Int.self, forKey: .formatVersion)
+        formatVersion = Self.currentFormatVersion
         nextItemID = try container.decode(Int.self, forKey: .nextItemID)
         nextListID = try container.decode(Int.self, forKey: .nextListID)
         lists = try container.decode([Checklist].self, forKey: .lists)
@@ -248,6 +252,13 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             guard locations[itemID] != nil else { throw .unknownItem(itemID) }
             removeItemFromItsList(itemID)
         }
+    }
+
+    /// Moves the ID counters up to at least these values, never down: a change log records the counters after each
+    /// batch, so an ID handed out once is never handed out again, whatever the batch removed.
+    public mutating func raiseCounters(nextItemID: Int, nextListID: Int) {
+        self.nextItemID = max(self.nextItemID, min(nextItemID, Self.maximumID))
+        self.nextListID = max(self.nextListID, min(nextListID, Self.maximumID))
     }
 
     // MARK: Private

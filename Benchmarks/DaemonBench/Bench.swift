@@ -1,0 +1,142 @@
+import AsyncHTTPClient
+import Foundation
+import Histogram
+import NIOCore
+import NudgeCore
+import NudgeStore
+
+/// `nudge-bench store`: the whole daemon's figures on stores of given sizes. For each size it builds a store once
+/// (cached under the work directory), then for each run copies it, starts the release `nudged` on the copy under a
+/// notify socket of its own, and measures: start-up to READY=1, durable edit latency with one client (p50, p99),
+/// throughput of 16 clients editing and adding (with the log flushes per acknowledged change), memory, and the
+/// clean stop (which compacts). Each figure is printed as the median of the runs with their min and max.
+@main struct Bench {
+    static func main() async throws {
+        let options = try Options(CommandLine.arguments.dropFirst())
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+            )
+        )
+        do {
+            try await run(options, http: http)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    static func run(_ options: Options, http: HTTPClient) async throws {
+        print("nudge-bench store: \(options.nudged), layout \(options.layout), \(options.runs) runs per size")
+        for size in options.sizes {
+            let template = try StoreTemplate.prepare(items: size, layout: options.layout, in: options.work)
+            var runs: [RunFigures] = []
+            for run in 1...options.runs {
+                let figures = try await measure(template, run: run, options: options, http: http)
+                print("  \(size) items, run \(run): \(figures.line)")
+                runs.append(figures)
+            }
+            RunFigures.summarize(runs, items: size)
+        }
+    }
+
+    static func measure(_ template: StoreTemplate, run: Int, options: Options, http: HTTPClient) async throws
+        -> RunFigures
+    {
+        let directory = options.work + "/run"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try template.copy(to: directory)
+        let daemon = try RunningDaemon(nudged: options.nudged, directory: directory)
+        defer { daemon.kill() }
+        let api = API(http: http, socket: directory + "/nudged.sock")
+        var figures = RunFigures()
+        figures.startup = try daemon.awaitReady()
+        figures.rssAfterStart = daemon.residentBytes()
+
+        // One client, one edit at a time: what a durable edit costs.
+        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for _ in 0..<options.edits {
+            let elapsed = try await api.timed { try await api.editDueDate(of: Int.random(in: 1...template.items)) }
+            _ = latency.record(UInt64(elapsed / .microseconds(1)))
+        }
+        figures.p50 = Double(latency.valueAtPercentile(50)) / 1000
+        figures.p99 = Double(latency.valueAtPercentile(99)) / 1000
+
+        // 16 clients, half edits, half new items: what group commit sustains.
+        let before = try await api.health()
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { clients in
+            for _ in 0..<options.clients {
+                clients.addTask {
+                    for operation in 0..<options.operationsPerClient {
+                        if operation.isMultiple(of: 2) {
+                            try await api.editDueDate(of: Int.random(in: 1...template.items))
+                        } else {
+                            try await api.addItem()
+                        }
+                    }
+                }
+            }
+            try await clients.waitForAll()
+        }
+        let elapsed = started.duration(to: .now)
+        let after = try await api.health()
+        let operations = options.clients * options.operationsPerClient
+        figures.throughput = Double(operations) / elapsed.seconds
+        figures.syncsPerChange = Double(after.syncs - before.syncs) / Double(after.commits - before.commits)
+        figures.rssAfterLoad = daemon.residentBytes()
+        figures.peakRSS = daemon.peakResidentBytes()
+        figures.stop = try daemon.stop()
+        return figures
+    }
+}
+
+struct Options {
+    var nudged = ".build/release/nudged"
+    var sizes = [1_000, 100_000, 1_000_000]
+    var runs = 3
+    var layout = ChecklistLibrary.currentFormatVersion
+    var work = ".build/bench"
+    var edits = 200
+    var clients = 16
+    var operationsPerClient = 250
+
+    init(_ arguments: ArraySlice<String>) throws {
+        var arguments = arguments
+        guard arguments.popFirst() == "store" else { throw usage }
+        while let flag = arguments.popFirst() {
+            guard let value = arguments.popFirst() else { throw usage }
+            switch flag {
+            case "--nudged": nudged = value
+            case "--sizes": sizes = value.split(separator: ",").compactMap { Int($0) }
+            case "--runs": runs = Int(value) ?? runs
+            case "--layout": layout = Int(value) ?? layout
+            case "--work": work = value
+            case "--edits": edits = Int(value) ?? edits
+            default: throw usage
+            }
+        }
+    }
+
+    private var usage: BenchError {
+        BenchError(
+            "usage: nudge-bench store [--nudged PATH] [--sizes 1000,100000] [--runs N] [--layout 1|2] [--work DIR] "
+                + "[--edits N]"
+        )
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

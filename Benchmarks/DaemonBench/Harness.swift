@@ -1,0 +1,187 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NudgeCore
+import NudgeStore
+
+/// A store of `items` items, built once and copied for each run. Layout 2 is built through `ChecklistStore` (in
+/// batches, then compacted on close); layout 1, for measuring a nudged from before the change log, is the same
+/// library written as one property list with format version 1.
+struct StoreTemplate {
+    let directory: String
+    let items: Int
+    let files: [String]
+
+    static func prepare(items: Int, layout: Int, in work: String) throws -> StoreTemplate {
+        let directory = "\(work)/store-\(items)-v\(layout)"
+        let files = layout == 1 ? ["Checklists.plist"] : ["Checklists.plist", "Checklists.plist.log"]
+        let template = StoreTemplate(directory: directory, items: items, files: files)
+        if FileManager.default.fileExists(atPath: directory + "/ready") { return template }
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let started = ContinuousClock.now
+        let path = directory + "/Checklists.plist"
+        let store = try ChecklistStore.open(path: path)
+        var library = store.library
+        let due = Date() + 30 * 86_400
+        var batch: [ChecklistChange] = []
+        for number in 1...items {
+            let change = try library.makeAddItem(
+                text: "item \(number) to do",
+                listID: 1,
+                dueDate: due + Double(number),
+                shouldRemind: true,
+                now: Date()
+            )
+            try library.apply(change)
+            batch.append(change)
+            if batch.count == 10_000 || number == items {
+                try store.commit(batch)
+                batch = []
+            }
+        }
+        store.close()
+        if layout == 1 {
+            try FileManager.default.removeItem(atPath: path + ".log")
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            var root = try PropertyListSerialization.propertyList(from: data, format: nil) as! [String: Any]
+            root["formatVersion"] = 1
+            root["logSequence"] = nil
+            try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
+                .write(to: URL(fileURLWithPath: path))
+        }
+        try? FileManager.default.removeItem(atPath: path + ".lock")
+        _ = FileManager.default.createFile(atPath: directory + "/ready", contents: nil)
+        print("  built a store of \(items) items (layout \(layout)) in \(started.duration(to: .now))")
+        return template
+    }
+
+    func copy(to destination: String) throws {
+        for file in files {
+            try FileManager.default.copyItem(atPath: directory + "/" + file, toPath: destination + "/" + file)
+        }
+    }
+}
+
+/// The release nudged on a run's directory, with a notify socket of its own to hear READY=1 on.
+final class RunningDaemon: Sendable {
+    let process: Process
+    private let notify: Int32
+    private let started: ContinuousClock.Instant
+
+    init(nudged: String, directory: String) throws {
+        let notify = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        self.notify = notify
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let notifyPath = directory + "/notify.sock"
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: notifyPath.utf8.prefix(buffer.count - 1))
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else { throw BenchError("cannot bind \(notifyPath): errno \(errno)") }
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
+        setsockopt(notify, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: nudged)
+        process.arguments = [
+            "--store", directory + "/Checklists.plist", "--socket", directory + "/nudged.sock", "--sinks", "log",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notifyPath
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: directory + "/nudged.log", contents: nil)
+        let log = FileHandle(forWritingAtPath: directory + "/nudged.log")
+        process.standardOutput = log
+        process.standardError = log
+        started = .now
+        try process.run()
+    }
+
+    /// How long from the start until nudged said READY=1.
+    func awaitReady() throws -> Duration {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(notify, &buffer, buffer.count, 0)
+            guard count > 0 else { throw BenchError("nudged never said READY=1 (errno \(errno))") }
+            let message = String(decoding: buffer.prefix(count), as: UTF8.self)
+            if message.split(separator: "\n").contains("READY=1") { return started.duration(to: .now) }
+        }
+    }
+
+    func residentBytes() -> Int { status("VmRSS:") }
+    func peakResidentBytes() -> Int { status("VmHWM:") }
+
+    private func status(_ field: String) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    /// SIGTERM, and how long until it exited (it compacts the log first).
+    func stop() throws -> Duration {
+        let asked = ContinuousClock.now
+        process.terminate()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("nudged exited \(process.terminationStatus)") }
+        return asked.duration(to: .now)
+    }
+
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        close(notify)
+    }
+}
+
+/// The few API calls the bench makes, over the daemon's socket.
+struct API: Sendable {
+    let http: HTTPClient
+    let socket: String
+
+    struct Health: Decodable {
+        var items: Int
+        var commits: Int
+        var syncs: Int
+    }
+
+    func health() async throws -> Health {
+        try JSONDecoder().decode(Health.self, from: try await send("GET", "/v1/health"))
+    }
+
+    func editDueDate(of itemID: Int) async throws {
+        let due = (Date() + Double.random(in: 86_400...(365 * 86_400))).formatted(.iso8601)
+        _ = try await send("PATCH", "/v1/items/\(itemID)", body: #"{"dueDate":"\#(due)"}"#)
+    }
+
+    func addItem() async throws {
+        let due = (Date() + Double.random(in: 86_400...(365 * 86_400))).formatted(.iso8601)
+        _ = try await send("POST", "/v1/items", body: #"{"text":"added by the bench","dueDate":"\#(due)"}"#)
+    }
+
+    func timed(_ body: () async throws -> Void) async throws -> Duration {
+        let started = ContinuousClock.now
+        try await body()
+        return started.duration(to: .now)
+    }
+
+    private func send(_ method: String, _ path: String, body: String? = nil) async throws -> Data {
+        guard let url = URL(httpURLWithSocketPath: socket, uri: path) else { throw BenchError("bad socket path") }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .init(rawValue: method)
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await http.execute(request, timeout: .seconds(120))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        guard (200..<300).contains(response.status.code) else {
+            throw BenchError("\(method) \(path): \(response.status) \(String(buffer: bytes))")
+        }
+        return Data(bytes.readableBytesView)
+    }
+}

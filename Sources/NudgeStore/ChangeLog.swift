@@ -1,0 +1,197 @@
+import Foundation
+import NudgeCore
+import NudgeSystem
+import SystemPackage
+
+/// One committed batch of changes, as the change log holds it.
+struct LogRecord: Codable, Sendable, Equatable {
+    /// 1, 2, 3, … without gaps. The snapshot names the last record it includes, so replay skips those and no change
+    /// applies twice.
+    var sequence: Int
+    /// The ID counters after the batch. Applying the changes moves them too; recording them says so outright, so no
+    /// ID is handed out twice whatever a batch removed.
+    var nextItemID: Int
+    var nextListID: Int
+    var changes: [ChecklistChange]
+}
+
+/// The change log's layout: a 12-byte header (`nudgelog`, then the log format version as a little-endian UInt32),
+/// then records, each framed as its payload's length and CRC-32C (little-endian UInt32s) and the payload, a binary
+/// property list of a `LogRecord`. docs/STORE.md describes it for people.
+enum ChangeLogFormat {
+    static let header: [UInt8] = Array("nudgelog".utf8) + [1, 0, 0, 0]
+    static let frameHeaderSize = 8
+    /// Far above any batch of changes; it bounds what a damaged length field can make a reader allocate.
+    static let maximumPayloadSize = 64 << 20
+
+    static func frame(_ record: LogRecord, path: String) throws(StoreError) -> [UInt8] {
+        let payload = try LibraryCoding.encode(value: record, path: path)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(frameHeaderSize + payload.count)
+        append(UInt32(payload.count), to: &bytes)
+        append(CRC32C.checksum(payload), to: &bytes)
+        bytes += payload
+        return bytes
+    }
+
+    /// What `scan` found past the last sound record: a record a crash left half-written, never acknowledged.
+    struct TornTail: Sendable, Equatable {
+        var offset: Int
+        var length: Int
+        var reason: String
+    }
+
+    /// The records of a whole log file, in order, each given to `body` with its offset. A damaged record at the very
+    /// end (short, or its checksum wrong where it ends the file, or only zeros) is a crash mid-append: returned as
+    /// the torn tail, not an error. Damage before the end is an error naming the byte, since what follows it cannot
+    /// be trusted or skipped.
+    static func scan(
+        _ bytes: [UInt8],
+        path: String,
+        _ body: (LogRecord, _ offset: Int) throws(StoreError) -> Void
+    ) throws(StoreError) -> TornTail? {
+        guard bytes.starts(with: header) else {
+            let found = bytes.prefix(header.count).map { String($0, radix: 16) }.joined(separator: " ")
+            throw .damagedLog(
+                path: path,
+                offset: 0,
+                problem: "it does not start with the change log header (found bytes \(found))"
+            )
+        }
+        var offset = header.count
+        var previous: Int?
+        while offset < bytes.count {
+            let remaining = bytes.count - offset
+            func torn(_ reason: String) -> TornTail { TornTail(offset: offset, length: remaining, reason: reason) }
+            if bytes[offset...].allSatisfy({ $0 == 0 }) { return torn("only zero bytes") }
+            guard remaining >= frameHeaderSize else { return torn("a record header cut short") }
+            let length = Int(readUInt32(bytes, at: offset))
+            let checksum = readUInt32(bytes, at: offset + 4)
+            let end = offset + frameHeaderSize + length
+            guard length <= maximumPayloadSize else {
+                throw .damagedLog(path: path, offset: offset, problem: "a record claims \(length) bytes")
+            }
+            guard end <= bytes.count else { return torn("a record of \(length) bytes cut short") }
+            let payload = bytes[(offset + frameHeaderSize)..<end]
+            guard CRC32C.checksum(payload) == checksum else {
+                if end == bytes.count { return torn("the last record's checksum does not match") }
+                throw .damagedLog(
+                    path: path,
+                    offset: offset,
+                    problem: "the record's checksum does not match, and \(bytes.count - end) bytes follow it"
+                )
+            }
+            let record: LogRecord
+            do throws(StoreError) {
+                record = try LibraryCoding.decodeRecord(payload, path: path)
+            } catch {
+                throw .damagedLog(path: path, offset: offset, problem: "its checksum matches but \(error.description)")
+            }
+            if let previous, record.sequence != previous + 1 {
+                throw .damagedLog(
+                    path: path,
+                    offset: offset,
+                    problem: "record \(record.sequence) follows record \(previous); records must be consecutive"
+                )
+            }
+            try body(record, offset)
+            previous = record.sequence
+            offset = end
+        }
+        return nil
+    }
+
+    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+
+    private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
+    }
+}
+
+/// The open change log, appended to and made durable record by record. Used under the store's lock only.
+struct ChangeLogFile {
+    let path: String
+    private(set) var descriptor: FileDescriptor
+    /// Bytes of sound records (and the header): where the next record goes.
+    private(set) var length: Int
+    private let faults: StoreFaults
+
+    /// Opens the log for appending after its first `length` bytes, cutting off (durably) anything beyond them.
+    static func open(path: String, length: Int, faults: StoreFaults) throws(StoreError) -> ChangeLogFile {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try SystemCall.typed {
+                try FileDescriptor.open(FilePath(path), .readWrite, options: [.closeOnExec])
+            }
+        } catch {
+            throw .setupFailed(path: path, step: "opening change log \(path)", errno: error)
+        }
+        do throws(Errno) {
+            let size = try SystemCall.typed { try descriptor.seek(offset: 0, from: .end) }
+            if size != Int64(length) {
+                try SystemCall.typed { try descriptor.resize(to: Int64(length)) }
+                try SystemCall.fdatasync(descriptor)
+            }
+        } catch {
+            try? descriptor.close()
+            throw .setupFailed(path: path, step: "cutting the torn end off change log \(path)", errno: error)
+        }
+        return ChangeLogFile(path: path, descriptor: descriptor, length: length, faults: faults)
+    }
+
+    private init(path: String, descriptor: FileDescriptor, length: Int, faults: StoreFaults) {
+        self.path = path
+        self.descriptor = descriptor
+        self.length = length
+        self.faults = faults
+    }
+
+    /// Writes `record` after the last one and flushes it to the device. On failure the log is cut back to where it
+    /// was, durably, so the next append follows a sound record; if even that fails, nobody can say what the log
+    /// holds: `.outcomeUnknown`.
+    mutating func append(_ record: [UInt8], storePath: String) throws(StoreError) {
+        let offset = length
+        do throws(Errno) {
+            try faults.before(.append)
+            _ = try SystemCall.typed { try descriptor.writeAll(toAbsoluteOffset: Int64(offset), record) }
+            try faults.before(.syncLog)
+            try SystemCall.fdatasync(descriptor)
+        } catch {
+            do throws(Errno) {
+                try faults.before(.truncateLog)
+                try SystemCall.typed { try descriptor.resize(to: Int64(offset)) }
+                try SystemCall.fdatasync(descriptor)
+            } catch let cutError {
+                throw .outcomeUnknown(path: storePath, step: "cutting a failed append off \(path)", errno: cutError)
+            }
+            throw .writeFailed(path: storePath, step: "appending to \(path)", errno: error)
+        }
+        length += record.count
+    }
+
+    /// The bytes from `offset` to the end: the records appended after it.
+    func bytes(from offset: Int) throws(Errno) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: length - offset)
+        var filled = 0
+        while filled < bytes.count {
+            let count = try SystemCall.typed {
+                try bytes.withUnsafeMutableBytes {
+                    try descriptor.read(
+                        fromAbsoluteOffset: Int64(offset + filled),
+                        into: .init(rebasing: $0[filled...])
+                    )
+                }
+            }
+            guard count > 0 else { throw .ioError }  // Shorter than we wrote: the file changed under us.
+            filled += count
+        }
+        return bytes
+    }
+
+    /// Read-only use ended, or the file was replaced: nothing unflushed can be lost by a failed close.
+    func close() {
+        try? descriptor.close()
+    }
+}
