@@ -67,6 +67,14 @@ public struct NudgedCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The store file.", valueName: "path"))
     var store: String?
 
+    @Flag(
+        help: """
+            Read and verify the store (the snapshot and its change log) as a start would, print what it holds, \
+            change nothing, and exit: 0 sound, 3 not. Safe while nudged runs.
+            """
+    )
+    var checkStore = false
+
     @Option(name: .long, help: ArgumentHelp("The Unix socket to serve the API on.", valueName: "path"))
     var socket: String?
 
@@ -99,6 +107,15 @@ public struct NudgedCommand: AsyncParsableCommand {
         help: ArgumentHelp("Stop an --on-fire program still running after this long.", valueName: "duration")
     )
     var onFireTimeout: String = "30s"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Compact the store's change log into its snapshot once the log passes this size (K, M or G: KiB, MiB, GiB; 4K to 1G). Smaller means quicker starts and more snapshot writes; nudged also compacts when it stops.",
+            valueName: "size"
+        )
+    )
+    var compactAfter: String = "16M"
 
     @Option(
         name: .long,
@@ -169,6 +186,11 @@ public struct NudgedCommand: AsyncParsableCommand {
                 )
             }
         }
+        guard let compaction = Self.bytes(compactAfter), (4 << 10...1 << 30).contains(compaction) else {
+            throw ValidationError(
+                "--compact-after \"\(compactAfter)\" is not a size from 4K to 1G; use a whole number with K, M or G, like 16M"
+            )
+        }
         guard (1...1_000_000).contains(maxConnections) else {
             throw ValidationError("--max-connections \(maxConnections) is not from 1 to 1000000 connections")
         }
@@ -193,6 +215,7 @@ public struct NudgedCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        if checkStore { return try Self.checkStore(ServicePaths(storeFlag: store, socketFlag: socket).store) }
         var logger = Logger(label: "nudged") { OneLineLogHandler(StreamLogHandler.standardError(label: $0)) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let paths = ServicePaths(storeFlag: store, socketFlag: socket)
@@ -206,6 +229,7 @@ public struct NudgedCommand: AsyncParsableCommand {
             )
             try await Daemon(
                 paths: paths,
+                compactAfter: Self.bytes(compactAfter) ?? StoreOptions.defaultCompactionThreshold,
                 catchUpWindow: Self.seconds(catchUpWindow) ?? 86_400,
                 sinks: selection,
                 limits: connectionLimits,
@@ -218,6 +242,17 @@ public struct NudgedCommand: AsyncParsableCommand {
         }
     }
 
+    /// `--check-store`: reads and verifies the store, prints what it holds, changes nothing.
+    static func checkStore(_ path: String) throws {
+        do {
+            let report = try StoreReport.inspect(path: path)
+            print(report.lines.joined(separator: "\n"))
+        } catch {
+            FileHandle.standardError.write(Data("nudged: \(error.description)\n".utf8))
+            throw ExitCode(DaemonError.Code.store.rawValue)
+        }
+    }
+
     /// The connection flags, validated above.
     var connectionLimits: ConnectionLimits {
         var limits = ConnectionLimits()
@@ -226,6 +261,17 @@ public struct NudgedCommand: AsyncParsableCommand {
         limits.requestBody = .seconds(Int64(Self.seconds(requestBodyTimeout) ?? 30))
         limits.idle = .seconds(Int64(Self.seconds(idleTimeout) ?? 60))
         return limits
+    }
+
+    /// `4K`, `16M`, `1G` (powers of 1024), or plain bytes.
+    static func bytes(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        if let last = text.last, let unit = units[last], let amount = Int(text.dropLast()),
+            (0...1 << 20).contains(amount)
+        {
+            return amount * unit
+        }
+        return Int(text).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// `90s`, `15m`, `24h`, `2d`, or plain seconds.
@@ -270,6 +316,8 @@ struct DaemonError: Error, CustomStringConvertible {
 /// One run of the service, from opening the store to removing the socket.
 struct Daemon {
     let paths: ServicePaths
+    /// Log bytes past which the store compacts.
+    let compactAfter: Int
     let catchUpWindow: TimeInterval
     let sinks: SinkSelection
     let limits: ConnectionLimits
@@ -284,7 +332,7 @@ struct Daemon {
         try makeStorePrivate()
         let store = try ChecklistStore.open(
             path: paths.store,
-            options: StoreOptions { [logger] notice in logger.notice("\(notice)") }
+            options: StoreOptions(compactionThreshold: compactAfter) { [logger] notice in logger.notice("\(notice)") }
         )
         // Compacts the change log into the snapshot, so the next start replays nothing.
         defer { store.close() }

@@ -181,25 +181,51 @@ final class ReminderService: Service {
     }
 
     var library: ChecklistLibrary { get async throws { try await read(\.library) } }
-    var pending: [Reminder] { get async throws { try await read(\.scheduler.pendingReminders) } }
+
+    /// The most entries a page of items or reminders holds: one page of JSON stays well under a few MiB.
+    static let maximumPageSize = 10_000
+    static let defaultPageSize = 1_000
 
     func item(_ itemID: Int) async throws -> Components.Schemas.Item {
         try await read { book in try book.wireItem(itemID) }
     }
 
-    /// Items of one list or all lists; unchecked ones only unless `includeChecked`.
-    func items(listName: String?, includeChecked: Bool) async throws -> [Components.Schemas.Item] {
+    /// A page of items in ID order, of one list or all lists; unchecked ones only unless `includeChecked`.
+    func itemPage(listName: String?, includeChecked: Bool, after: Int, limit: Int) async throws
+        -> Components.Schemas.ItemPage
+    {
         try await read { book in
-            var lists = book.library.lists
-            if let listName {
-                guard let list = book.library.list(named: listName) else {
-                    throw ModelError.unknownList(named: listName)
+            let listID = try book.listID(id: nil, name: listName)
+            let (found, more) = book.library.itemPage(after: after, limit: limit) { item, list in
+                (listID == nil || list.listID == listID) && (includeChecked || !item.checked)
+            }
+            let items = found.map { book.wire($0.item, in: $0.list) }
+            return Components.Schemas.ItemPage(items: items, next: more ? items.last?.itemID : nil)
+        }
+    }
+
+    /// A page of pending reminders, soonest first, after item `after`'s reminder (due at `afterDue`, or as pending
+    /// now).
+    func pendingPage(after: Int, afterDue: Date?, limit: Int) async throws -> Components.Schemas.ReminderPage {
+        try await read { book in
+            var cursor: (due: Date, itemID: Int)?
+            if after > 0 {
+                guard let due = afterDue ?? book.scheduler.pendingReminder(for: after)?.due else {
+                    throw APIFailure.badRequest(
+                        "invalid_request",
+                        "item \(after) has no pending reminder to start the page after; pass afterDue too, as the "
+                            + "previous page's nextDue gave it"
+                    )
                 }
-                lists = [list]
+                cursor = (due, after)
             }
-            return lists.flatMap { list in
-                list.items.filter { includeChecked || !$0.checked }.map { book.wire($0, in: list) }
-            }
+            let (reminders, more) = book.scheduler.pendingPage(after: cursor, limit: limit)
+            let last = more ? reminders.last : nil
+            return Components.Schemas.ReminderPage(
+                reminders: reminders.map(Components.Schemas.Reminder.init),
+                next: last?.itemID,
+                nextDue: last.map { Instant($0.due) }
+            )
         }
     }
 

@@ -31,6 +31,28 @@ enum Output {
         try? FileHandle.standardOutput.write(contentsOf: data)
     }
 
+    /// `--json` for answers that come in pages: one JSON array on one line, written a page at a time, so memory
+    /// holds one page however long the array.
+    struct JSONArray {
+        private var started = false
+
+        mutating func append(_ elements: [some Encodable]) {
+            for element in elements {
+                do {
+                    let encoded = String(decoding: try APICoding.encoder().encode(element), as: UTF8.self)
+                    write((started ? "," : "[") + encoded, to: .standardOutput)
+                } catch {
+                    preconditionFailure("cannot encode an answer: \(error)")
+                }
+                started = true
+            }
+        }
+
+        func finish() {
+            write(started ? "]\n" : "[]\n", to: .standardOutput)
+        }
+    }
+
     /// `nudge: <message>` on stderr.
     static func error(_ message: String) {
         write("nudge: \(message)\n", to: .standardError)

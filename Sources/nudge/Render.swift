@@ -15,7 +15,11 @@ enum Render {
     ///     List
     ///       3  [ ] water the plants  Sat 21 Nov 17:00  ⏰
     ///      12  [x] buy milk
-    static func itemTable(_ items: [Components.Schemas.Item], time: LocalTimeFormat) -> [String] {
+    /// Items grouped by list, each group under its list's name; `withListName: false` leaves the name out for a
+    /// page that continues the previous one's list.
+    static func itemTable(_ items: [Components.Schemas.Item], time: LocalTimeFormat, withListName: Bool = true)
+        -> [String]
+    {
         var order: [Int] = []
         var groups: [Int: [Components.Schemas.Item]] = [:]
         for item in items {
@@ -27,7 +31,7 @@ enum Render {
         var lines: [String] = []
         for listID in order {
             guard let group = groups[listID], let first = group.first else { continue }
-            lines.append(first.listName)
+            if withListName || listID != order.first { lines.append(first.listName) }
             for item in group {
                 lines.append("  " + itemLine(item, time: time, idWidth: idWidth, textWidth: textWidth))
             }

@@ -487,3 +487,9 @@ struct FireRecorder {
         }
     }
 }
+
+/// The `code` of an answer in the API's error shape, if it is one.
+func errorCode(_ body: String) -> String? {
+    let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+    return (json?["error"] as? [String: Any])?["code"] as? String
+}

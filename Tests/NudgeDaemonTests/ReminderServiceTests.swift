@@ -74,7 +74,7 @@ import Testing
         let entries = try await rig.running {
             itemID = try await rig.add("water the plants", dueIn: 60)
             _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(dueDate: Self.t0 + 120)))
-            #expect(try await rig.service.pending.map(\.due) == [Self.t0 + 120])
+            #expect(try await rig.service.pending.map(\.due.date) == [Self.t0 + 120])
         }
         // At start nothing is pending: disarmed.
         #expect(rig.timer.arms == [nil, Self.t0 + 60, Self.t0 + 120])
@@ -365,5 +365,14 @@ extension RecordSink.Entry {
 
     var delivery: Delivery? {
         if case .delivered(let delivery) = self { delivery } else { nil }
+    }
+}
+
+extension ReminderService {
+    /// Every pending reminder, soonest first: the first page of `/v1/pending`, as large as a page can be.
+    var pending: [Components.Schemas.Reminder] {
+        get async throws {
+            try await pendingPage(after: 0, afterDue: nil, limit: ReminderService.maximumPageSize).reminders
+        }
     }
 }

@@ -201,7 +201,12 @@ import Testing
     /// show at all.
     static func shows(_ items: [ItemHistory], _ service: ReminderService) async throws -> Bool {
         let shown = Dictionary(
-            uniqueKeysWithValues: try await service.items(listName: nil, includeChecked: true).map {
+            uniqueKeysWithValues: try await service.itemPage(
+                listName: nil,
+                includeChecked: true,
+                after: 0,
+                limit: ReminderService.maximumPageSize
+            ).items.map {
                 ($0.itemID, $0.text)
             }
         )

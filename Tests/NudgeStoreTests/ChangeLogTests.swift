@@ -190,6 +190,25 @@ extension NudgeStoreTests {
             }
         }
 
+        /// `nudged --check-store`: what a start would read, said without touching a byte, torn tail included.
+        @Test func inspectingReportsWhatOpeningWouldReadAndChangesNothing() throws {
+            try withTemporaryDirectory { directory in
+                let store = try ChecklistStore.open(path: directory.storePath)
+                try addItems(4, to: store)
+                let files = try CrashedFiles(directory)
+                store.close()
+                try files.restore(log: files.log + [7, 0, 0])
+                let before = try [FileSnapshot(directory.storePath), FileSnapshot(directory.logPath)]
+
+                let report = try StoreReport.inspect(path: directory.storePath)
+                #expect(report.lines.first == "store \(directory.storePath): sound")
+                #expect(report.lines.contains { $0.contains("4 records after the snapshot") })
+                #expect(report.lines.contains { $0.hasPrefix("torn tail: 3 bytes at byte \(files.log.count)") })
+                #expect(report.lines.last?.hasPrefix("lists: 1; items: 4 (0 checked); next item ID 5") == true)
+                #expect(try [FileSnapshot(directory.storePath), FileSnapshot(directory.logPath)] == before)
+            }
+        }
+
         // MARK: Compaction
 
         @Test func compactionWritesTheSnapshotAndRestartsTheLogEmpty() throws {

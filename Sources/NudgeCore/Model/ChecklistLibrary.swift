@@ -148,6 +148,39 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         locations[itemID].map { lists[$0.listIndex] }
     }
 
+    /// A page of items in ID order: up to `limit` with IDs above `after` that `matches` accepts (given the item and
+    /// its list), with their lists, and whether more may follow. Its cost grows with the page and the IDs it steps
+    /// over, not with the store; when the IDs above `after` are sparse (a hand-edited store), it sorts the candidates
+    /// instead of stepping.
+    public func itemPage(
+        after: Int,
+        limit: Int,
+        where matches: (ChecklistItem, Checklist) -> Bool
+    ) -> (items: [(item: ChecklistItem, list: Checklist)], more: Bool) {
+        func entry(_ itemID: Int) -> (item: ChecklistItem, list: Checklist)? {
+            guard let location = locations[itemID] else { return nil }
+            let list = lists[location.listIndex]
+            let item = list.items[location.itemIndex]
+            return matches(item, list) ? (item, list) : nil
+        }
+        var page: [(item: ChecklistItem, list: Checklist)] = []
+        let first = max(after, 0) + 1
+        if nextItemID - first <= 4 * (itemCount + limit) {
+            var itemID = first
+            while itemID < nextItemID, page.count <= limit {
+                if let found = entry(itemID) { page.append(found) }
+                itemID += 1
+            }
+        } else {
+            for itemID in locations.keys.filter({ $0 >= first }).sorted() {
+                guard page.count <= limit else { break }
+                if let found = entry(itemID) { page.append(found) }
+            }
+        }
+        let more = page.count > limit
+        return (Array(page.prefix(limit)), more)
+    }
+
     // MARK: Making changes (validated; nothing is applied until `apply`)
 
     /// A change that adds a list with the next list ID.

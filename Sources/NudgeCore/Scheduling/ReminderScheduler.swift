@@ -59,7 +59,32 @@ public struct ReminderScheduler: Sendable {
 
     /// Every pending reminder, soonest first.
     public var pendingReminders: [Reminder] {
-        pending.values.map(\.reminder).sorted { ($0.due, $0.itemID) < ($1.due, $1.itemID) }
+        pendingPage(after: nil, limit: pending.count).reminders
+    }
+
+    /// A page of pending reminders, soonest first (then by item ID): up to `limit` after the one due at `after.due`
+    /// for item `after.itemID`, and whether more follow. One pass over the pending reminders, keeping the `limit`
+    /// soonest in a heap, so its memory is the page's, whatever the count.
+    public func pendingPage(after: (due: Date, itemID: Int)?, limit: Int) -> (reminders: [Reminder], more: Bool) {
+        struct Ordered: Comparable {
+            var reminder: Reminder
+            static func < (a: Ordered, b: Ordered) -> Bool {
+                (a.reminder.due, a.reminder.itemID) < (b.reminder.due, b.reminder.itemID)
+            }
+            static func == (a: Ordered, b: Ordered) -> Bool { a.reminder.itemID == b.reminder.itemID }
+        }
+        var soonest = Heap<Ordered>()
+        for entry in pending.values {
+            let reminder = entry.reminder
+            if let after, (reminder.due, reminder.itemID) <= (after.due, after.itemID) { continue }
+            soonest.insert(Ordered(reminder: reminder))
+            if soonest.count > limit + 1 { _ = soonest.popMax() }
+        }
+        var page: [Reminder] = []
+        page.reserveCapacity(soonest.count)
+        while let next = soonest.popMin() { page.append(next.reminder) }
+        let more = page.count > limit
+        return (Array(page.prefix(limit)), more)
     }
 
     // MARK: Inputs

@@ -43,8 +43,13 @@ struct APIHandler: APIProtocol {
     }
 
     func listItems(_ input: Operations.ListItems.Input) async throws -> Operations.ListItems.Output {
-        let items = try await service.items(listName: input.query.list, includeChecked: input.query.all ?? false)
-        return .ok(.init(body: .json(items)))
+        let page = try await service.itemPage(
+            listName: input.query.list,
+            includeChecked: input.query.all ?? false,
+            after: try Self.after(input.query.after),
+            limit: try Self.limit(input.query.limit)
+        )
+        return .ok(.init(body: .json(page)))
     }
 
     func createItem(_ input: Operations.CreateItem.Input) async throws -> Operations.CreateItem.Output {
@@ -87,7 +92,36 @@ struct APIHandler: APIProtocol {
     }
 
     func listPending(_ input: Operations.ListPending.Input) async throws -> Operations.ListPending.Output {
-        .ok(.init(body: .json(try await service.pending.map(Components.Schemas.Reminder.init))))
+        let page = try await service.pendingPage(
+            after: try Self.after(input.query.after),
+            afterDue: input.query.afterDue?.date,
+            limit: try Self.limit(input.query.limit)
+        )
+        return .ok(.init(body: .json(page)))
+    }
+
+    /// A page's size as asked, within 1...maximumPageSize (the generated code does not check ranges).
+    private static func limit(_ asked: Int?) throws -> Int {
+        let limit = asked ?? ReminderService.defaultPageSize
+        guard (1...ReminderService.maximumPageSize).contains(limit) else {
+            throw APIFailure.badRequest(
+                "invalid_request",
+                "limit \(limit) is out of range: a page holds 1 to \(ReminderService.maximumPageSize) entries, "
+                    + "e.g. limit=1000"
+            )
+        }
+        return limit
+    }
+
+    private static func after(_ asked: Int?) throws -> Int {
+        let after = asked ?? 0
+        guard after >= 0 else {
+            throw APIFailure.badRequest(
+                "invalid_request",
+                "after \(after) is out of range: it is an item ID (the previous page's next), or 0 for the first page"
+            )
+        }
+        return after
     }
 
     /// Subscribes before answering, so a client that has the answer's head sees every later event.

@@ -25,14 +25,30 @@ struct LsCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let query = Operations.ListItems.Input.Query(list: list, all: all ? true : nil)
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let items = try await client.call { try await $0.listItems(query: query).ok.body.json }
-            if global.json { return Output.json(items) }
-            if items.isEmpty {
+            // One list at a time, a page at a time: the output groups by list, and memory holds one page whatever
+            // the store holds.
+            var names = list.map { [$0] } ?? []
+            if list == nil { names = try await client.call { try await $0.listLists().ok.body.json }.map(\.name) }
+            var json = Output.JSONArray()
+            var printed = 0
+            for name in names {
+                var after = 0
+                repeat {
+                    let query = Operations.ListItems.Input.Query(list: name, all: all ? true : nil, after: after)
+                    let page = try await client.call { try await $0.listItems(query: query).ok.body.json }
+                    if global.json {
+                        json.append(page.items)
+                    } else {
+                        Output.lines(Render.itemTable(page.items, time: LocalTimeFormat(), withListName: after == 0))
+                    }
+                    printed += page.items.count
+                    after = page.next ?? 0
+                } while after != 0
+            }
+            if global.json { return json.finish() }
+            if printed == 0 {
                 Output.line(all ? "no items" : "nothing to do (nudge ls --all shows checked-off items too)")
-            } else {
-                Output.lines(Render.itemTable(items, time: LocalTimeFormat()))
             }
         }
     }

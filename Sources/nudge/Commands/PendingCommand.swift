@@ -15,13 +15,22 @@ struct PendingCommand: DaemonCommand {
 
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let reminders = try await client.call { try await $0.listPending().ok.body.json }
-            if global.json { return Output.json(reminders) }
-            if reminders.isEmpty {
-                Output.line("no reminders pending")
-            } else {
-                Output.lines(Render.reminders(reminders, time: LocalTimeFormat()))
-            }
+            var json = Output.JSONArray()
+            var printed = 0
+            var cursor: (after: Int, afterDue: Instant?) = (0, nil)
+            repeat {
+                let query = Operations.ListPending.Input.Query(after: cursor.after, afterDue: cursor.afterDue)
+                let page = try await client.call { try await $0.listPending(query: query).ok.body.json }
+                if global.json {
+                    json.append(page.reminders)
+                } else {
+                    Output.lines(Render.reminders(page.reminders, time: LocalTimeFormat()))
+                }
+                printed += page.reminders.count
+                cursor = (page.next ?? 0, page.nextDue)
+            } while cursor.after != 0
+            if global.json { return json.finish() }
+            if printed == 0 { Output.line("no reminders pending") }
         }
     }
 }

@@ -1,0 +1,201 @@
+import AsyncHTTPClient
+import Foundation
+import Synchronization
+import Testing
+
+/// The real nudged, killed with SIGKILL over and over while clients change items and while it compacts its change
+/// log (every 4 KiB of log here): after each restart every acknowledged change is there, a change whose answer never
+/// came is there or not but whole, and no ID is handed out twice.
+@Suite(.timeLimit(.minutes(8))) struct CrashTests {
+    static let rounds = 200
+    static let clients = 4
+
+    @Test func killNineDuringEditsAndCompactionsLosesNothingAcknowledgedAndReusesNoID() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(connectionPool: .init(idleTimeout: .seconds(1)))
+        )
+        do {
+            try await Self.rounds(sandbox, FullDiskTests.API(http: http, socket: sandbox.socket))
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    static func rounds(_ sandbox: Sandbox, _ api: FullDiskTests.API) async throws {
+        var book = Ledger()
+        var killedMidCompaction = 0
+        var compactions = 0
+        for round in 0..<rounds {
+            let directory = (sandbox.store as NSString).deletingLastPathComponent
+            let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+                .filter { $0.contains(".tmp-") }
+            if !leftovers.isEmpty { killedMidCompaction += 1 }
+            let daemon = try await Daemon(sandbox, arguments: ["--compact-after", "4K"])
+            let problems = book.check(against: try await api.items())
+            #expect(problems == [], "after round \(round - 1)'s kill")
+            if !problems.isEmpty {
+                daemon.kill9()
+                return
+            }
+
+            // Clients change items until the kill, which lands right after a random number of acknowledged changes,
+            // with the other clients' requests under way.
+            let ledger = SharedLedger(book)
+            let killAfter = book.acknowledged + Int.random(in: 1...40)
+            let (killTime, kill) = AsyncStream<Void>.makeStream()
+            await withTaskGroup(of: Void.self) { group in
+                for client in 0..<clients {
+                    group.addTask {
+                        await runClient(client, round: round, api, ledger) { acknowledged in
+                            if acknowledged >= killAfter { kill.yield() }
+                        }
+                    }
+                }
+                for await _ in killTime { break }
+                daemon.kill9()
+                await group.waitForAll()
+            }
+            book = ledger.withLock { $0 }
+            compactions += daemon.log.components(separatedBy: "compacted store").count - 1
+        }
+        print(
+            "kill -9: \(rounds) rounds, \(book.acknowledged) acknowledged changes, \(book.uncertain) without an "
+                + "answer, \(compactions) compactions seen finished, \(killedMidCompaction) kills left a half-written "
+                + "snapshot or log behind"
+        )
+        #expect(book.acknowledged > rounds * 10, "too few changes were made to show anything")
+    }
+
+    /// One client, one request at a time, on its own items: adds, edits the text, deletes. A request that gets no
+    /// answer (the kill) is recorded as uncertain: either outcome may be on disk.
+    static func runClient(
+        _ client: Int,
+        round: Int,
+        _ api: FullDiskTests.API,
+        _ ledger: SharedLedger,
+        onAcknowledged: (Int) -> Void
+    ) async {
+        var request = 0
+        while true {
+            request += 1
+            let text = "r\(round) c\(client) #\(request)"
+            let owned = ledger.withLock { $0.items(of: client) }
+            let choice = owned.isEmpty ? 0 : request % 5
+            do {
+                switch choice {
+                case 0, 1:  // As many deletes as creates, so the store stays small and each restart quick.
+                    ledger.withLock { $0.pendingCreates.insert(text) }
+                    let answer = try await api.send("POST", "/v1/items", ["text": text, "shouldRemind": false])
+                    guard answer.acknowledged, let itemID = answer.itemID else { throw Failure("\(answer)") }
+                    ledger.withLock { $0.created(itemID, text: text, by: client) }
+                case 2:
+                    let itemID = owned[request % owned.count]
+                    ledger.withLock { $0.mayBecome(itemID, text) }
+                    guard try await api.send("PATCH", "/v1/items/\(itemID)", ["text": text]).acknowledged else {
+                        throw Failure("PATCH refused")
+                    }
+                    ledger.withLock { $0.settled(itemID, text) }
+                default:
+                    let itemID = owned[request % owned.count]
+                    ledger.withLock { $0.mayBecome(itemID, String?.none) }
+                    guard try await api.send("DELETE", "/v1/items/\(itemID)", nil).acknowledged else {
+                        throw Failure("DELETE refused")
+                    }
+                    ledger.withLock { $0.settled(itemID, String?.none) }
+                }
+                onAcknowledged(ledger.withLock { $0.acknowledged })
+            } catch {
+                return  // The daemon is gone: what was under way stays uncertain.
+            }
+        }
+    }
+
+    /// What the answers said the store holds, and what may or may not have landed.
+    struct Ledger: Sendable {
+        /// Each item's text after its last acknowledged change; nil once deleted.
+        var expected: [Int: String?] = [:]
+        var owner: [Int: Int] = [:]
+        /// Changes sent but not answered: the item holds its expected value or this one.
+        var inFlight: [Int: String?] = [:]
+        /// Creates sent but not answered: on disk under a new ID, or not at all.
+        var pendingCreates: Set<String> = []
+        /// Every ID ever seen on disk or in an answer, so a reuse shows.
+        var everSeen: Set<Int> = []
+        var acknowledged = 0
+        var uncertain = 0
+
+        func items(of client: Int) -> [Int] {
+            expected.compactMap { $0.value != nil && owner[$0.key] == client ? $0.key : nil }.sorted()
+        }
+
+        /// IDs an acknowledged create answered with that had been handed out before.
+        var reused: [Int] = []
+
+        mutating func created(_ itemID: Int, text: String, by client: Int) {
+            if everSeen.contains(itemID) { reused.append(itemID) }
+            everSeen.insert(itemID)
+            pendingCreates.remove(text)
+            expected[itemID] = text
+            owner[itemID] = client
+            acknowledged += 1
+        }
+
+        mutating func mayBecome(_ itemID: Int, _ text: String?) { inFlight[itemID] = .some(text) }
+
+        mutating func settled(_ itemID: Int, _ text: String?) {
+            inFlight[itemID] = nil
+            expected[itemID] = .some(text)
+            acknowledged += 1
+        }
+
+        /// Compares the store after a restart with the answers, then takes what landed of the uncertain changes as
+        /// known. Returns what contradicts them.
+        mutating func check(against onDisk: [Int: String]) -> [String] {
+            var problems: [String] = []
+            for (itemID, text) in expected {
+                let allowed: [String?] = [text] + (inFlight[itemID].map { [$0] } ?? [])
+                if !allowed.contains(where: { $0 == onDisk[itemID] }) {
+                    problems.append("item \(itemID): disk has \(onDisk[itemID] ?? "nothing"), expected \(allowed)")
+                }
+                expected[itemID] = .some(onDisk[itemID])
+            }
+            uncertain += inFlight.count + pendingCreates.count
+            inFlight = [:]
+            for (itemID, text) in onDisk where expected[itemID] == nil {
+                // A create whose answer never came, under an ID never seen before.
+                guard pendingCreates.contains(text), !everSeen.contains(itemID) else {
+                    problems.append("item \(itemID) (\(text)) is on disk, but no answer or request explains it")
+                    continue
+                }
+                expected[itemID] = text
+                owner[itemID] = Int(text.split(separator: "c")[1].prefix { $0.isNumber }) ?? 0
+            }
+            pendingCreates = []
+            everSeen.formUnion(expected.keys)
+            problems += reused.map { "item ID \($0) was handed out twice" }
+            reused = []
+            return problems
+        }
+    }
+}
+
+/// The ledger, shared by the clients of a round.
+final class SharedLedger: Sendable {
+    private let state: Mutex<CrashTests.Ledger>
+    init(_ ledger: CrashTests.Ledger) { state = Mutex(ledger) }
+    @discardableResult
+    func withLock<Result>(_ body: (inout CrashTests.Ledger) -> Result) -> Result { state.withLock { body(&$0) } }
+}
+
+extension Daemon {
+    /// SIGKILL: no clean stop, no compaction, no goodbye.
+    func kill9() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
