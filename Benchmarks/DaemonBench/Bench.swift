@@ -47,7 +47,12 @@ import NudgeStore
     {
         let directory = options.work + "/run"
         try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // nudged serves its socket only from a directory that is the user's alone.
+        try FileManager.default.createDirectory(
+            atPath: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         try template.copy(to: directory)
         let daemon = try RunningDaemon(nudged: options.nudged, directory: directory)
         defer { daemon.kill() }

@@ -84,7 +84,7 @@ final class RunningDaemon: Sendable {
             }
         }
         guard bound == 0 else { throw BenchError("cannot bind \(notifyPath): errno \(errno)") }
-        var timeout = timeval(tv_sec: 300, tv_usec: 0)
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(notify, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 
         process = Process()
@@ -108,7 +108,13 @@ final class RunningDaemon: Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(notify, &buffer, buffer.count, 0)
-            guard count > 0 else { throw BenchError("nudged never said READY=1 (errno \(errno))") }
+            if count <= 0 {
+                // A second without a word: go on waiting while nudged runs, for up to 5 minutes.
+                guard errno == EAGAIN, process.isRunning, started.duration(to: .now) < .seconds(300) else {
+                    throw BenchError("nudged never said READY=1 (errno \(errno)); see its log beside the store")
+                }
+                continue
+            }
             let message = String(decoding: buffer.prefix(count), as: UTF8.self)
             if message.split(separator: "\n").contains("READY=1") { return started.duration(to: .now) }
         }

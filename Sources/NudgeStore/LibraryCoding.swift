@@ -28,6 +28,8 @@ enum LibraryCoding {
         if let problem = isXML ? xmlProblem(bytes) : BinaryPropertyListCheck.problem(in: bytes) {
             throw .notAPropertyList(path: path, problem: problem)
         }
+        // The fast way for the layout nudge writes; whatever it does not expect, Foundation reads, naming the field.
+        if !isXML, let snapshot = SnapshotReader.read(bytes) { return snapshot }
         let data = Data(bytes)
         let decoder = PropertyListDecoder()
 

@@ -44,16 +44,26 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         // Older layouts are read as they are (the store checks the number); in memory the layout is the current one.
         _ = try container.decode(Int.self, forKey: .formatVersion)
+        try self.init(
+            nextItemID: try container.decode(Int.self, forKey: .nextItemID),
+            nextListID: try container.decode(Int.self, forKey: .nextListID),
+            lists: try container.decode([Checklist].self, forKey: .lists)
+        )
+    }
+
+    /// A library as a store holds it, checked and repaired as when decoded: every ID in range and used once (a
+    /// `DecodingError` naming the field otherwise), counters moved past every ID, lists sorted.
+    public init(nextItemID: Int, nextListID: Int, lists: [Checklist]) throws {
         formatVersion = Self.currentFormatVersion
-        nextItemID = try container.decode(Int.self, forKey: .nextItemID)
-        nextListID = try container.decode(Int.self, forKey: .nextListID)
-        lists = try container.decode([Checklist].self, forKey: .lists)
+        self.nextItemID = nextItemID
+        self.nextListID = nextListID
+        self.lists = lists
         try Self.validateIDs(nextItemID: nextItemID, nextListID: nextListID, lists: lists)
         // A file edited by hand, or written by an older build, must still never lead to a reused ID.
         let highestItemID = lists.lazy.flatMap(\.items).map(\.itemID).max() ?? 0
-        nextItemID = max(nextItemID, highestItemID + 1)
-        nextListID = max(nextListID, (lists.map(\.listID).max() ?? 0) + 1)
-        lists.sort(by: Checklist.isOrderedBefore)
+        self.nextItemID = max(nextItemID, highestItemID + 1)
+        self.nextListID = max(nextListID, (lists.map(\.listID).max() ?? 0) + 1)
+        self.lists.sort(by: Checklist.isOrderedBefore)
         rebuildLocations()
     }
 
