@@ -29,13 +29,13 @@ import NudgeStore
     }
 
     static func run(_ options: Options, http: HTTPClient) async throws {
-        print("nudge-bench store: \(options.nudged), layout \(options.layout), \(options.runs) runs per size")
+        say("nudge-bench store: \(options.nudged), layout \(options.layout), \(options.runs) runs per size")
         for size in options.sizes {
             let template = try StoreTemplate.prepare(items: size, layout: options.layout, in: options.work)
             var runs: [RunFigures] = []
             for run in 1...options.runs {
                 let figures = try await measure(template, run: run, options: options, http: http)
-                print("  \(size) items, run \(run): \(figures.line)")
+                say("  \(size) items, run \(run): \(figures.line)")
                 runs.append(figures)
             }
             RunFigures.summarize(runs, items: size)
@@ -91,10 +91,16 @@ import NudgeStore
         let after = try await api.health()
         let operations = options.clients * options.operationsPerClient
         figures.throughput = Double(operations) / elapsed.seconds
-        figures.syncsPerChange = Double(after.syncs - before.syncs) / Double(after.commits - before.commits)
+        if let syncs = after.syncs, let synced = before.syncs, let commits = after.commits,
+            let committed = before.commits
+        {
+            figures.syncsPerChange = Double(syncs - synced) / Double(commits - committed)
+        } else {
+            figures.syncsPerChange = .nan  // An older nudged does not count them.
+        }
         figures.rssAfterLoad = daemon.residentBytes()
         figures.peakRSS = daemon.peakResidentBytes()
-        figures.stop = try daemon.stop()
+        (figures.stop, figures.peakRSSWithCompaction) = try daemon.stop()
         return figures
     }
 }
@@ -121,6 +127,7 @@ struct Options {
             case "--layout": layout = Int(value) ?? layout
             case "--work": work = value
             case "--edits": edits = Int(value) ?? edits
+            case "--operations": operationsPerClient = Int(value) ?? operationsPerClient
             default: throw usage
             }
         }
@@ -129,7 +136,7 @@ struct Options {
     private var usage: BenchError {
         BenchError(
             "usage: nudge-bench store [--nudged PATH] [--sizes 1000,100000] [--runs N] [--layout 1|2] [--work DIR] "
-                + "[--edits N]"
+                + "[--edits N] [--operations N]"
         )
     }
 }

@@ -52,7 +52,7 @@ struct StoreTemplate {
         }
         try? FileManager.default.removeItem(atPath: path + ".lock")
         _ = FileManager.default.createFile(atPath: directory + "/ready", contents: nil)
-        print("  built a store of \(items) items (layout \(layout)) in \(started.duration(to: .now))")
+        say("  built a store of \(items) items (layout \(layout)) in \(started.duration(to: .now))")
         return template
     }
 
@@ -130,12 +130,19 @@ final class RunningDaemon: Sendable {
     }
 
     /// SIGTERM, and how long until it exited (it compacts the log first).
-    func stop() throws -> Duration {
+    /// SIGTERM; how long until it exited (it compacts the log first), and its peak RSS, that compaction included,
+    /// as last read from /proc every 10 ms before it exited.
+    func stop() throws -> (took: Duration, peakResidentBytes: Int) {
         let asked = ContinuousClock.now
+        var peak = peakResidentBytes()
         process.terminate()
+        while process.isRunning {
+            peak = max(peak, peakResidentBytes())
+            usleep(10_000)
+        }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw BenchError("nudged exited \(process.terminationStatus)") }
-        return asked.duration(to: .now)
+        return (asked.duration(to: .now), peak)
     }
 
     func kill() {
@@ -151,8 +158,9 @@ struct API: Sendable {
 
     struct Health: Decodable {
         var items: Int
-        var commits: Int
-        var syncs: Int
+        /// Absent from a nudged older than the change log.
+        var commits: Int?
+        var syncs: Int?
     }
 
     func health() async throws -> Health {
