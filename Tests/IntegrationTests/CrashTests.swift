@@ -36,7 +36,14 @@ import Testing
                 .filter { $0.contains(".tmp-") }
             if !leftovers.isEmpty { killedMidCompaction += 1 }
             let daemon = try await Daemon(sandbox, arguments: ["--compact-after", "4K"])
-            let problems = book.check(against: try await api.items())
+            let onDisk: [Int: String]
+            do {
+                onDisk = try await api.items()
+            } catch {
+                daemon.kill9()
+                throw Failure("round \(round): reading the items failed (\(error)); nudged's log:\n\(daemon.log)")
+            }
+            let problems = book.check(against: onDisk)
             #expect(problems == [], "after round \(round - 1)'s kill")
             if !problems.isEmpty {
                 daemon.kill9()
