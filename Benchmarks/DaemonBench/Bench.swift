@@ -29,9 +29,17 @@ import NudgeStore
     }
 
     static func run(_ options: Options, http: HTTPClient) async throws {
-        say("nudge-bench store: \(options.nudged), layout \(options.layout), \(options.runs) runs per size")
+        say(
+            "nudge-bench store: \(options.nudged), layout \(options.layout)"
+                + (options.fullLog ? " with a full change log" : "") + ", \(options.runs) runs per size"
+        )
         for size in options.sizes {
-            let template = try StoreTemplate.prepare(items: size, layout: options.layout, in: options.work)
+            let template = try StoreTemplate.prepare(
+                items: size,
+                layout: options.layout,
+                fullLog: options.fullLog,
+                in: options.work
+            )
             var runs: [RunFigures] = []
             for run in 1...options.runs {
                 let figures = try await measure(template, run: run, options: options, http: http)
@@ -110,6 +118,8 @@ struct Options {
     var sizes = [1_000, 100_000, 1_000_000]
     var runs = 3
     var layout = ChecklistLibrary.currentFormatVersion
+    /// Start each run on a snapshot and a change log as full as it gets before a compaction.
+    var fullLog = false
     var work = ".build/bench"
     var edits = 200
     var clients = 16
@@ -119,6 +129,10 @@ struct Options {
         var arguments = arguments
         guard arguments.popFirst() == "store" else { throw usage }
         while let flag = arguments.popFirst() {
+            if flag == "--full-log" {
+                fullLog = true
+                continue
+            }
             guard let value = arguments.popFirst() else { throw usage }
             switch flag {
             case "--nudged": nudged = value
@@ -136,7 +150,7 @@ struct Options {
     private var usage: BenchError {
         BenchError(
             "usage: nudge-bench store [--nudged PATH] [--sizes 1000,100000] [--runs N] [--layout 1|2] [--work DIR] "
-                + "[--edits N] [--operations N]"
+                + "[--edits N] [--operations N] [--full-log]"
         )
     }
 }

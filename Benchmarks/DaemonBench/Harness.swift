@@ -12,8 +12,10 @@ struct StoreTemplate {
     let items: Int
     let files: [String]
 
-    static func prepare(items: Int, layout: Int, in work: String) throws -> StoreTemplate {
-        let directory = "\(work)/store-\(items)-v\(layout)"
+    /// With `fullLog`, the store also has a change log of single-change records up to the compaction threshold, as
+    /// a crash just before a compaction would leave it: the slowest start there can be.
+    static func prepare(items: Int, layout: Int, fullLog: Bool, in work: String) throws -> StoreTemplate {
+        let directory = "\(work)/store-\(items)-v\(layout)" + (fullLog ? "-full-log" : "")
         let files = layout == 1 ? ["Checklists.plist"] : ["Checklists.plist", "Checklists.plist.log"]
         let template = StoreTemplate(directory: directory, items: items, files: files)
         if FileManager.default.fileExists(atPath: directory + "/ready") { return template }
@@ -51,9 +53,42 @@ struct StoreTemplate {
                 .write(to: URL(fileURLWithPath: path))
         }
         try? FileManager.default.removeItem(atPath: path + ".lock")
+        if fullLog { try fillLog(path: path, items: items) }
         _ = FileManager.default.createFile(atPath: directory + "/ready", contents: nil)
         say("  built a store of \(items) items (layout \(layout)) in \(started.duration(to: .now))")
         return template
+    }
+
+    /// Edits until the log reaches the default compaction threshold, then keeps the files as they are at that
+    /// moment (closing would compact them).
+    private static func fillLog(path: String, items: Int) throws {
+        let building = path + ".building"
+        try? FileManager.default.removeItem(atPath: building)
+        try FileManager.default.createDirectory(atPath: building, withIntermediateDirectories: false)
+        for file in ["Checklists.plist", "Checklists.plist.log"] {
+            let directory = (path as NSString).deletingLastPathComponent
+            try FileManager.default.moveItem(atPath: directory + "/" + file, toPath: building + "/" + file)
+        }
+        let store = try ChecklistStore.open(
+            path: building + "/Checklists.plist",
+            options: StoreOptions(compactionThreshold: 1 << 30)
+        )
+        var library = store.library
+        while store.logLength < StoreOptions.defaultCompactionThreshold {
+            let change = try library.makeEditItem(
+                itemID: Int.random(in: 1...items),
+                ItemEdit(dueDate: Date() + Double.random(in: 86_400...(365 * 86_400))),
+                now: Date()
+            )
+            try library.apply(change)
+            try store.commit([change])
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        for file in ["Checklists.plist", "Checklists.plist.log"] {
+            try FileManager.default.copyItem(atPath: building + "/" + file, toPath: directory + "/" + file)
+        }
+        store.close()
+        try FileManager.default.removeItem(atPath: building)
     }
 
     func copy(to destination: String) throws {
