@@ -25,7 +25,7 @@ enum ChangeLogFormat {
     static let maximumPayloadSize = 64 << 20
 
     static func frame(_ record: LogRecord, path: String) throws(StoreError) -> [UInt8] {
-        let payload = try LibraryCoding.encode(value: record, path: path)
+        let payload = try LibraryCoding.encode(record, path: path)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(frameHeaderSize + payload.count)
         append(UInt32(payload.count), to: &bytes)
@@ -173,20 +173,8 @@ struct ChangeLogFile {
 
     /// The bytes from `offset` to the end: the records appended after it.
     func bytes(from offset: Int) throws(Errno) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: length - offset)
-        var filled = 0
-        while filled < bytes.count {
-            let count = try SystemCall.typed {
-                try bytes.withUnsafeMutableBytes {
-                    try descriptor.read(
-                        fromAbsoluteOffset: Int64(offset + filled),
-                        into: .init(rebasing: $0[filled...])
-                    )
-                }
-            }
-            guard count > 0 else { throw .ioError }  // Shorter than we wrote: the file changed under us.
-            filled += count
-        }
+        let bytes = try SystemCall.read(descriptor, count: length - offset, at: offset)
+        guard bytes.count == length - offset else { throw .ioError }  // Shorter than we wrote: changed under us.
         return bytes
     }
 

@@ -96,8 +96,8 @@ public final class ChecklistStore: DurableStore {
             try snapshotFile.removeCrashLeftovers()
             try logFile.removeCrashLeftovers()
             var notes: [String] = []
-            var logLength = loaded.logLength
-            if loaded.snapshotVersion != ChecklistLibrary.currentFormatVersion {
+            let current = loaded.snapshotVersion == ChecklistLibrary.currentFormatVersion
+            if !current {
                 // A new store, or an older layout: write the current one, which includes all the log holds.
                 try writeSnapshot(
                     StoreSnapshot(library: loaded.library, logSequence: loaded.sequence),
@@ -108,19 +108,21 @@ public final class ChecklistStore: DurableStore {
                         "store \(path) upgraded from format version \(version) to \(ChecklistLibrary.currentFormatVersion)"
                     )
                 }
-                logLength = nil
             }
-            if logLength == nil {
+            let length: Int
+            if current, let kept = loaded.logLength {
+                length = kept
+                if let torn = loaded.tornTail {
+                    notes.append(
+                        "change log \(logFile.path): cut off \(torn.length) bytes at byte \(torn.offset) "
+                            + "(\(torn.reason)): a record a crash left half-written, never acknowledged to anyone"
+                    )
+                }
+            } else {
+                // No log yet, or one the new snapshot already holds: start it empty.
                 try logFile.replace(with: Data(ChangeLogFormat.header))
-                logLength = ChangeLogFormat.header.count
+                length = ChangeLogFormat.header.count
             }
-            if let torn = loaded.tornTail {
-                notes.append(
-                    "change log \(logFile.path): cut off \(torn.length) bytes at byte \(torn.offset) (\(torn.reason)): "
-                        + "a record a crash left half-written, never acknowledged to anyone"
-                )
-            }
-            let length = logLength ?? ChangeLogFormat.header.count
             let log = try ChangeLogFile.open(path: logFile.path, length: length, faults: faults)
             let state = State(
                 lock: lock,

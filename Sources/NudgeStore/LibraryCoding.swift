@@ -8,12 +8,8 @@ import NudgeCore
 /// format version 2, `logSequence`: the last change-log record the snapshot includes. XML property lists are read
 /// too, so a person can convert a store to XML, edit it by hand and put it back; the next save writes binary again.
 enum LibraryCoding {
-    static func encode(_ snapshot: StoreSnapshot, path: String) throws(StoreError) -> Data {
-        try encode(value: snapshot, path: path)
-    }
-
-    /// Any value as a binary property list: the snapshot, and each change-log record.
-    static func encode(value: some Encodable, path: String) throws(StoreError) -> Data {
+    /// A value as a binary property list: the snapshot, and each change-log record.
+    static func encode(_ value: some Encodable, path: String) throws(StoreError) -> Data {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary
         do {

@@ -53,21 +53,12 @@ struct StoreFile: Sendable {
         }
         guard status.size <= Int64(limit) else { throw .tooLarge(path: path, size: status.size, limit: limit) }
 
-        var bytes = [UInt8](repeating: 0, count: Int(status.size))
-        var filled = 0
         do {
-            while filled < bytes.count {
-                let count = try SystemCall.typed {
-                    try bytes.withUnsafeMutableBytes { try descriptor.read(into: .init(rebasing: $0[filled...])) }
-                }
-                if count == 0 { break }  // The file shrank since fstat; decode what is there.
-                filled += count
-            }
+            // A file that shrank since fstat gives what is there, for the decoder to judge.
+            return try SystemCall.read(descriptor, count: Int(status.size), at: 0)
         } catch {
             throw .readFailed(path: path, errno: error)
         }
-        bytes.removeLast(bytes.count - filled)
-        return bytes
     }
 
     /// Replaces the file with `bytes`: a new temporary file (0600, whatever the umask), written whole, flushed,

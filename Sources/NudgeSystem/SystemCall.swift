@@ -15,6 +15,24 @@ public enum SystemCall {
         _ = try valueOrErrno { Glibc.fdatasync(fd.rawValue) }
     }
 
+    /// Up to `count` bytes from `offset` on, fewer only where the file ends; retried until then, as `read` may
+    /// return less than asked.
+    public static func read(_ fd: FileDescriptor, count: Int, at offset: Int) throws(Errno) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let read = try typed {
+                try bytes.withUnsafeMutableBytes {
+                    try fd.read(fromAbsoluteOffset: Int64(offset + filled), into: .init(rebasing: $0[filled...]))
+                }
+            }
+            if read == 0 { break }
+            filled += read
+        }
+        bytes.removeLast(count - filled)
+        return bytes
+    }
+
     /// Sets permissions exactly, whatever the umask took away when the file was created.
     public static func fchmod(_ fd: FileDescriptor, _ permissions: FilePermissions) throws(Errno) {
         _ = try valueOrErrno { Glibc.fchmod(fd.rawValue, permissions.rawValue) }

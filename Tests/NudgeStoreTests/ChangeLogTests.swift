@@ -152,7 +152,7 @@ extension NudgeStoreTests {
                 try library.apply(try library.makeAddItem(text: "old", listID: 1, dueDate: testNow, now: testNow))
                 var root = try #require(
                     try PropertyListSerialization.propertyList(
-                        from: LibraryCoding.encode(value: library, path: ""),
+                        from: LibraryCoding.encode(library, path: ""),
                         format: nil
                     ) as? [String: Any]
                 )
