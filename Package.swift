@@ -46,6 +46,7 @@ let package = Package(
             name: "NudgeStore",
             dependencies: [
                 "NudgeCore", "NudgeSystem",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

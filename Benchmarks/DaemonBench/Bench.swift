@@ -20,7 +20,11 @@ import NudgeStore
             )
         )
         do {
-            try await run(options, http: http)
+            if options.mode == "watchers" {
+                try await WatchersBench.run(options, http: http)
+            } else {
+                try await run(options, http: http)
+            }
         } catch {
             try? await http.shutdown()
             throw error
@@ -53,15 +57,7 @@ import NudgeStore
     static func measure(_ template: StoreTemplate, run: Int, options: Options, http: HTTPClient) async throws
         -> RunFigures
     {
-        let directory = options.work + "/run"
-        try? FileManager.default.removeItem(atPath: directory)
-        // nudged serves its socket only from a directory that is the user's alone.
-        try FileManager.default.createDirectory(
-            atPath: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        try template.copy(to: directory)
+        let directory = try template.freshCopy(in: options.work)
         let daemon = try RunningDaemon(nudged: options.nudged, directory: directory)
         defer { daemon.kill() }
         let api = API(http: http, socket: directory + "/nudged.sock")
@@ -114,6 +110,8 @@ import NudgeStore
 }
 
 struct Options {
+    /// `store` or `watchers`.
+    var mode = "store"
     var nudged = ".build/release/nudged"
     var sizes = [1_000, 100_000, 1_000_000]
     var runs = 3
@@ -124,10 +122,13 @@ struct Options {
     var edits = 200
     var clients = 16
     var operationsPerClient = 250
+    var watchers = 100
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
-        guard arguments.popFirst() == "store" else { throw usage }
+        guard let mode = arguments.popFirst(), ["store", "watchers"].contains(mode) else { throw usage }
+        self.mode = mode
+        if mode == "watchers" { edits = 1000 }
         while let flag = arguments.popFirst() {
             if flag == "--full-log" {
                 fullLog = true
@@ -142,6 +143,7 @@ struct Options {
             case "--work": work = value
             case "--edits": edits = Int(value) ?? edits
             case "--operations": operationsPerClient = Int(value) ?? operationsPerClient
+            case "--watchers": watchers = Int(value) ?? watchers
             default: throw usage
             }
         }
@@ -150,7 +152,8 @@ struct Options {
     private var usage: BenchError {
         BenchError(
             "usage: nudge-bench store [--nudged PATH] [--sizes 1000,100000] [--runs N] [--layout 1|2] [--work DIR] "
-                + "[--edits N] [--operations N] [--full-log]"
+                + "[--edits N] [--operations N] [--full-log]\n"
+                + "       nudge-bench watchers [--nudged PATH] [--watchers N] [--edits N] [--runs N] [--work DIR]"
         )
     }
 }

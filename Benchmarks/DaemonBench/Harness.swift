@@ -91,6 +91,20 @@ struct StoreTemplate {
         try FileManager.default.removeItem(atPath: building)
     }
 
+    /// A run's directory, `WORK/run`, made afresh with a copy of the store.
+    func freshCopy(in work: String) throws -> String {
+        let directory = work + "/run"
+        try? FileManager.default.removeItem(atPath: directory)
+        // nudged serves its socket only from a directory that is the user's alone.
+        try FileManager.default.createDirectory(
+            atPath: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        try copy(to: directory)
+        return directory
+    }
+
     func copy(to destination: String) throws {
         for file in files {
             try FileManager.default.copyItem(atPath: directory + "/" + file, toPath: destination + "/" + file)
@@ -196,6 +210,7 @@ struct API: Sendable {
         /// Absent from a nudged older than the change log.
         var commits: Int?
         var syncs: Int?
+        var watchers: Int?
     }
 
     func health() async throws -> Health {

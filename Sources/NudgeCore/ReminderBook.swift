@@ -84,7 +84,7 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved(itemIDs, now: clock.now()))
-        return outcome
+        return numbered(outcome)
     }
 
     // MARK: Items
@@ -119,7 +119,7 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
-        return outcome
+        return numbered(outcome)
     }
 
     // MARK: Private
@@ -132,7 +132,7 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemChanged(item, listName: listName, now: now))
-        return (item, outcome)
+        return (item, numbered(outcome))
     }
 
     /// Turns every fired or missed decision into a change that records the instant as handled.
@@ -145,6 +145,13 @@ public struct ReminderBook: Sendable {
             try? library.apply(change)
             outcome.changes.append(change)
         }
+        return numbered(outcome)
+    }
+
+    /// Gives the outcome's events their IDs, as they were decided. Every operation that reports events ends here.
+    private mutating func numbered(_ outcome: Outcome) -> Outcome {
+        var outcome = outcome
+        library.allocateIDs(for: &outcome.events)
         return outcome
     }
 }

@@ -89,6 +89,33 @@ public struct NudgedCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: ArgumentHelp(
+            "wall: the machine's clock. manual or manual:INSTANT: a virtual clock, starting now or at INSTANT (ISO 8601), that moves only when told to (POST /v1/clock, nudge clock); for testing. See Testing with a manual clock in the README.",
+            valueName: "clock"
+        )
+    )
+    var clock: String = "wall"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep this many of the latest events in the event history (GET /v1/events, nudge events); 1 to 10000000.",
+            valueName: "count"
+        )
+    )
+    var historyEvents: Int = HistoryLimits.standard.count
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep only the events decided within this long of the latest one (a duration, like 30d or 12h).",
+            valueName: "duration"
+        )
+    )
+    var historyAge: String = "30d"
+
+    @Option(
+        name: .long,
         help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level")
     )
     var logLevel: String = "info"
@@ -166,12 +193,12 @@ public struct NudgedCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        guard Self.seconds(catchUpWindow) != nil else {
+        guard DurationText.seconds(catchUpWindow) != nil else {
             throw ValidationError(
                 "--catch-up-window \"\(catchUpWindow)\" is not a duration; use a whole number with s, m, h or d, like 24h or 90m"
             )
         }
-        guard let timeout = Self.seconds(onFireTimeout), timeout > 0 else {
+        guard let timeout = DurationText.seconds(onFireTimeout), timeout > 0 else {
             throw ValidationError(
                 "--on-fire-timeout \"\(onFireTimeout)\" is not a positive duration; use a whole number with s, m, h or d, like 30s"
             )
@@ -180,7 +207,7 @@ public struct NudgedCommand: AsyncParsableCommand {
             ("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
             ("--idle-timeout", idleTimeout),
         ] {
-            guard let seconds = Self.seconds(value), seconds > 0, seconds <= 7 * 86_400 else {
+            guard let seconds = DurationText.seconds(value), seconds > 0, seconds <= 7 * 86_400 else {
                 throw ValidationError(
                     "\(flag) \"\(value)\" is not a duration from 1s to 7d; use a whole number with s, m, h or d, like 30s"
                 )
@@ -189,6 +216,17 @@ public struct NudgedCommand: AsyncParsableCommand {
         guard let compaction = Self.bytes(compactAfter), (4 << 10...1 << 30).contains(compaction) else {
             throw ValidationError(
                 "--compact-after \"\(compactAfter)\" is not a size from 4K to 1G; use a whole number with K, M or G, like 16M"
+            )
+        }
+        _ = try clockChoice()
+        guard (1...HistoryLimits.maximumCount).contains(historyEvents) else {
+            throw ValidationError(
+                "--history-events \(historyEvents) is not from 1 to \(HistoryLimits.maximumCount) events"
+            )
+        }
+        guard let age = DurationText.seconds(historyAge), age > 0 else {
+            throw ValidationError(
+                "--history-age \"\(historyAge)\" is not a positive duration; use a number with s, m, h or d, like 30d"
             )
         }
         guard (1...1_000_000).contains(maxConnections) else {
@@ -223,14 +261,19 @@ public struct NudgedCommand: AsyncParsableCommand {
             let selection = SinkSelection(
                 requested: try sinks.map(SinkSelection.parse),
                 onFire: onFire,
-                onFireTimeout: .seconds(Self.seconds(onFireTimeout) ?? 30),
+                onFireTimeout: .seconds(DurationText.seconds(onFireTimeout) ?? 30),
                 environment: ProcessInfo.processInfo.environment,
                 logger: logger
             )
             try await Daemon(
                 paths: paths,
                 compactAfter: Self.bytes(compactAfter) ?? StoreOptions.defaultCompactionThreshold,
-                catchUpWindow: Self.seconds(catchUpWindow) ?? 86_400,
+                catchUpWindow: DurationText.seconds(catchUpWindow) ?? 86_400,
+                clock: try clockChoice(),
+                historyLimits: HistoryLimits(
+                    count: historyEvents,
+                    age: DurationText.seconds(historyAge) ?? HistoryLimits.standard.age
+                ),
                 sinks: selection,
                 limits: connectionLimits,
                 logger: logger
@@ -253,13 +296,30 @@ public struct NudgedCommand: AsyncParsableCommand {
         }
     }
 
+    /// `--clock`: the wall clock, or a manual one starting at the instant given (now when none is).
+    func clockChoice() throws -> ClockChoice {
+        if clock == "wall" { return .wall }
+        if clock == "manual" { return .manual(start: Date()) }
+        if clock.hasPrefix("manual:") {
+            let instant = String(clock.dropFirst("manual:".count))
+            if let start = InstantFormat.parse(instant) { return .manual(start: start) }
+            throw ValidationError(
+                "--clock manual:\(instant): \"\(instant)\" is not an ISO 8601 date-time with an offset; use "
+                    + "one like manual:2027-01-01T09:00:00Z"
+            )
+        }
+        throw ValidationError(
+            "--clock \"\(clock)\" is not a clock; use wall, manual, or manual:INSTANT like manual:2027-01-01T09:00:00Z"
+        )
+    }
+
     /// The connection flags, validated above.
     var connectionLimits: ConnectionLimits {
         var limits = ConnectionLimits()
         limits.connections = maxConnections
-        limits.requestHead = .seconds(Int64(Self.seconds(requestHeadTimeout) ?? 10))
-        limits.requestBody = .seconds(Int64(Self.seconds(requestBodyTimeout) ?? 30))
-        limits.idle = .seconds(Int64(Self.seconds(idleTimeout) ?? 60))
+        limits.requestHead = .seconds(Int64(DurationText.seconds(requestHeadTimeout) ?? 10))
+        limits.requestBody = .seconds(Int64(DurationText.seconds(requestBodyTimeout) ?? 30))
+        limits.idle = .seconds(Int64(DurationText.seconds(idleTimeout) ?? 60))
         return limits
     }
 
@@ -273,14 +333,21 @@ public struct NudgedCommand: AsyncParsableCommand {
         }
         return Int(text).flatMap { $0 >= 0 ? $0 : nil }
     }
+}
 
-    /// `90s`, `15m`, `24h`, `2d`, or plain seconds.
-    static func seconds(_ text: String) -> TimeInterval? {
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        if let last = text.last, let unit = units[last], let amount = Int(text.dropLast()), amount >= 0 {
-            return TimeInterval(amount) * unit
+/// Which clock nudged runs on.
+enum ClockChoice: Sendable {
+    /// The machine's wall clock, and a timerfd that wakes at its instants.
+    case wall
+    /// A virtual clock that moves only when told to (`POST /v1/clock`), starting at `start`.
+    case manual(start: Date)
+
+    /// The clock the service reads, and the timer it arms.
+    func make() -> (clock: any WallClock, timer: ReminderService.MakeTimer) {
+        switch self {
+        case .wall: (SystemWallClock(), { try WallClockTimer(onWake: $0) })
+        case .manual(let start): (ManualWallClock(start), { _ in IdleTimer() })
         }
-        return Int(text).flatMap { $0 >= 0 ? TimeInterval($0) : nil }
     }
 }
 
@@ -319,6 +386,8 @@ struct Daemon {
     /// Log bytes past which the store compacts.
     let compactAfter: Int
     let catchUpWindow: TimeInterval
+    let clock: ClockChoice
+    let historyLimits: HistoryLimits
     let sinks: SinkSelection
     let limits: ConnectionLimits
     let logger: Logger
@@ -332,18 +401,25 @@ struct Daemon {
         try makeStorePrivate()
         let store = try ChecklistStore.open(
             path: paths.store,
-            options: StoreOptions(compactionThreshold: compactAfter) { [logger] notice in logger.notice("\(notice)") }
+            options: StoreOptions(compactionThreshold: compactAfter, historyLimits: historyLimits) { [logger] notice in
+                logger.notice("\(notice)")
+            }
         )
         // Compacts the change log into the snapshot, so the next start replays nothing.
         defer { store.close() }
         for note in store.openingNotes { logger.notice("\(note)") }
         for warning in sinks.warnings { logger.warning("\(warning)") }
+        let (serviceClock, timer) = clock.make()
+        if case .manual(let start) = clock {
+            logger.notice("running on a manual clock, at \(InstantFormat.format(start)); it moves only when told to")
+        }
         let service = ReminderService(
             store: store,
-            clock: SystemWallClock(),
+            clock: serviceClock,
             catchUpWindow: catchUpWindow,
             sinks: sinks.sinks,
-            logger: logger
+            logger: logger,
+            timer: timer
         )
         try SocketDirectory.removeStaleSocket(at: paths.socket)
         let systemd = SystemdService(

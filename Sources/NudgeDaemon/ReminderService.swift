@@ -52,9 +52,9 @@ final class ReminderService: Service {
 
     /// What the loop takes, in order.
     private enum Input: Sendable {
-        /// A request: reads or changes the book, and returns the commit it made, if any; or, if nudged stops
+        /// A request: reads or changes the book, and returns the commits it made, in order; or, if nudged stops
         /// before its turn, is told so.
-        case request(apply: @Sendable (inout State) -> Commit?, refuse: @Sendable () -> Void)
+        case request(apply: @Sendable (inout State) -> [Commit], refuse: @Sendable () -> Void)
         /// The timer's instant came, or the wall clock was set.
         case wakeUp
         /// A commit computed on generation `appliedTo` failed; `done` is resumed once the book is marked stale.
@@ -283,6 +283,54 @@ final class ReminderService: Service {
         try await perform { book in ((), try book.removeList(listID: listID)) }
     }
 
+    /// A page of the event history (durable events only); read from the store's files, beside the loop.
+    func eventPage(
+        after: Int,
+        limit: Int,
+        matching matches: (ReminderEvent) -> Bool
+    ) throws -> EventPage {
+        try writer.store.events(after: after, limit: limit, scanLimit: 50_000, matching: matches)
+    }
+
+    // MARK: The clock
+
+    /// What the clock reads now, and whether it is the manual one.
+    func clockReading() async throws -> (now: Date, manual: Bool) {
+        try await read { [clock] _ in (clock.now(), clock is ManualWallClock) }
+    }
+
+    /// Moves the manual clock to `target`, forward or back. Every reminder due on the way fires at its own instant,
+    /// in due order, each instant's decisions one commit; the answer comes once the last of them is durable and
+    /// carried out (delivered to the sinks' queues, published). Under the wall clock, refused.
+    func moveClock(to target: @escaping @Sendable (Date) -> Date) async throws -> Date {
+        guard let manual = clock as? ManualWallClock else {
+            throw APIFailure(
+                status: .conflict,
+                code: "clock_not_manual",
+                message: "nudged runs on the wall clock, which only the system moves; start it with --clock manual "
+                    + "to drive time yourself"
+            )
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            let request: @Sendable (inout State) -> [Commit] = { state in
+                let goal = target(manual.now())
+                var commits: [Commit] = []
+                // Each due instant in turn: the clock reads that instant while its reminders fire.
+                while let due = state.book.scheduler.nextDue, due <= goal {
+                    manual.set(max(due, manual.now()))
+                    commits.append(state.commit(state.book.advance()) { _ in })
+                }
+                manual.set(goal)
+                let last = state.commit(state.book.advance()) { result in
+                    continuation.resume(with: result.map { goal })
+                }
+                return commits + [last]
+            }
+            let refuse: @Sendable () -> Void = { continuation.resume(throwing: APIFailure.stopping) }
+            if case .terminated = input.yield(.request(apply: request, refuse: refuse)) { refuse() }
+        }
+    }
+
     // MARK: The loop
 
     /// Reads the book in the loop's turn, after every change that arrived before.
@@ -298,17 +346,17 @@ final class ReminderService: Service {
         _ operation: @escaping @Sendable (inout ReminderBook) throws -> (Value, ReminderBook.Outcome)
     ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            let request: @Sendable (inout State) -> Commit? = { state in
+            let request: @Sendable (inout State) -> [Commit] = { state in
                 do {
                     let (value, outcome) = try operation(&state.book)
                     if outcome.isEmpty {
                         continuation.resume(returning: value)
-                        return nil
+                        return []
                     }
-                    return state.commit(outcome) { continuation.resume(with: $0.map { value }) }
+                    return [state.commit(outcome) { continuation.resume(with: $0.map { value }) }]
                 } catch {
                     continuation.resume(throwing: error)
-                    return nil
+                    return []
                 }
             }
             let refuse: @Sendable () -> Void = { continuation.resume(throwing: APIFailure.stopping) }
@@ -321,7 +369,7 @@ final class ReminderService: Service {
         switch next {
         case .request(let apply, _):
             let restore = reloadIfStale(&state)
-            return restore + [apply(&state)].compactMap { $0 }
+            return restore + apply(&state)
         case .wakeUp:
             wakeUpQueued.store(false, ordering: .releasing)
             let restore = reloadIfStale(&state)
@@ -355,7 +403,11 @@ final class ReminderService: Service {
 
     /// Hands an applied operation's changes to the writer, behind those applied before it, and sets the timer.
     private func submit(_ commit: Commit, _ state: inout State) -> QueuedCommit {
-        let queued = writer.submit(commit.outcome.changes, generation: commit.generation) { [self] in
+        let queued = writer.submit(
+            commit.outcome.changes,
+            events: commit.outcome.events,
+            generation: commit.generation
+        ) { [self] in
             carryOut(commit.outcome)
         }
         state.setTimer(commit.outcome.actions)

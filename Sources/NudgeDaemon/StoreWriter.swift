@@ -48,20 +48,22 @@ final class StoreWriter: Sendable {
     /// How many writes (log appends, each one flush) have been made: with group commit, fewer than the commits.
     var writeCount: Int { state.withLock { $0.writes } }
 
-    /// How many commits with changes have been made durable.
+    /// How many commits with changes or events have been made durable.
     var commitCount: Int { state.withLock { $0.commits } }
 
     /// How many commits wait for the next write.
     var queuedCount: Int { state.withLock { $0.waiting.count } }
 
-    /// Queues `changes`, computed on generation `generation` of the service's state, behind every commit submitted
-    /// before; `onDurable` runs once they are on disk. Does not wait: `durable()` on the result does.
+    /// Queues `changes` and the numbered `events` decided with them, computed on generation `generation` of the
+    /// service's state, behind every commit submitted before; `onDurable` runs once they are on disk. Does not wait:
+    /// `durable()` on the result does.
     func submit(
         _ changes: [ChecklistChange],
+        events: [ReminderEvent] = [],
         generation: Int,
         onDurable: @escaping @Sendable () -> Void = {}
     ) -> QueuedCommit {
-        let commit = QueuedCommit(changes: changes, onDurable: onDurable)
+        let commit = QueuedCommit(changes: changes, events: events, onDurable: onDurable)
         let (refusal, startWriting): (StoreError?, Bool) = state.withLock { state in
             if let failure = state.failure ?? (generation == state.generation ? nil : state.lastFailure) {
                 return (failure, false)
@@ -96,11 +98,13 @@ final class StoreWriter: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                // A batch of commits without changes (events only) writes nothing, but keeps its place in the order.
+                // A batch of commits with nothing to record (a timer wake-up that found nothing due) writes nothing,
+                // but keeps its place in the order.
                 let changes = batch.flatMap(\.changes)
-                if !changes.isEmpty {
-                    try store.commit(changes)
-                    let committed = batch.count { !$0.changes.isEmpty }
+                let events = batch.flatMap(\.events)
+                if !changes.isEmpty || !events.isEmpty {
+                    try store.commit(changes, events: events)
+                    let committed = batch.count { !$0.changes.isEmpty || !$0.events.isEmpty }
                     state.withLock { state in
                         state.writes += 1
                         state.commits += committed
@@ -128,13 +132,15 @@ final class StoreWriter: Sendable {
 /// Changes handed to the `StoreWriter`, and whether they are durable yet.
 final class QueuedCommit: Sendable {
     fileprivate let changes: [ChecklistChange]
+    fileprivate let events: [ReminderEvent]
     fileprivate let onDurable: @Sendable () -> Void
     private let state = Mutex<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>(
         (nil, nil)
     )
 
-    fileprivate init(changes: [ChecklistChange], onDurable: @escaping @Sendable () -> Void) {
+    fileprivate init(changes: [ChecklistChange], events: [ReminderEvent], onDurable: @escaping @Sendable () -> Void) {
         self.changes = changes
+        self.events = events
         self.onDurable = onDurable
     }
 

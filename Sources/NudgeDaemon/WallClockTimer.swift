@@ -68,3 +68,10 @@ protocol ReminderTimer: Sendable {
     /// No more wake-ups.
     func stop()
 }
+
+/// The manual clock's timer: the clock moves only when told to, and the service fires what is due as it moves it, so
+/// nothing ever needs waking.
+struct IdleTimer: ReminderTimer {
+    func arm(at instant: Date?) {}
+    func stop() {}
+}

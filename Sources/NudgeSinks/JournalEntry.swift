@@ -50,9 +50,13 @@ public struct JournalEntry: Sendable, Equatable {
         append("MESSAGE_ID", Self.messageID(of: event.kind))
         append("SYSLOG_IDENTIFIER", "nudge")
         append("NUDGE_EVENT", event.kind.rawValue)
+        // The event's ID in nudged's history (`nudge events`): a reader that sees one twice has seen one event.
+        append("NUDGE_EVENT_ID", String(event.id))
         append("NUDGE_ITEM_ID", String(event.itemID))
         append("NUDGE_LIST", event.listName)
         append("NUDGE_DUE", due)
+        // When nudged decided, by its clock: under `--clock manual`, the virtual instant, unlike the entry's own time.
+        append("NUDGE_AT", InstantFormat.format(event.at))
         if let lateBy = event.lateBy {
             append("NUDGE_LATE_USEC", String(Int64((max(lateBy, 0) * 1_000_000).rounded())))
         }

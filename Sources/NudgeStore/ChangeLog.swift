@@ -12,20 +12,58 @@ struct LogRecord: Codable, Sendable, Equatable {
     /// ID is handed out twice whatever a batch removed.
     var nextItemID: Int
     var nextListID: Int
+    var nextEventID: Int
     var changes: [ChecklistChange]
+    /// The scheduler's decisions made with these changes, numbered. The event history is written before the record
+    /// and flushed only now and then: the log is what makes the events durable, and replays them into the history
+    /// after a crash.
+    var events: [ReminderEvent]
+
+    init(
+        sequence: Int,
+        nextItemID: Int,
+        nextListID: Int,
+        nextEventID: Int,
+        changes: [ChecklistChange],
+        events: [ReminderEvent]
+    ) {
+        self.sequence = sequence
+        self.nextItemID = nextItemID
+        self.nextListID = nextListID
+        self.nextEventID = nextEventID
+        self.changes = changes
+        self.events = events
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case sequence, nextItemID, nextListID, nextEventID, changes, events
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sequence = try container.decode(Int.self, forKey: .sequence)
+        nextItemID = try container.decode(Int.self, forKey: .nextItemID)
+        nextListID = try container.decode(Int.self, forKey: .nextListID)
+        // Absent from records written before events had IDs.
+        nextEventID = try container.decodeIfPresent(Int.self, forKey: .nextEventID) ?? 1
+        changes = try container.decode([ChecklistChange].self, forKey: .changes)
+        events = try container.decodeIfPresent([ReminderEvent].self, forKey: .events) ?? []
+    }
 }
 
-/// The change log's layout: a 12-byte header (`nudgelog`, then the log format version as a little-endian UInt32),
-/// then records, each framed as its payload's length and CRC-32C (little-endian UInt32s) and the payload, a binary
-/// property list of a `LogRecord`. docs/STORE.md describes it for people.
-enum ChangeLogFormat {
-    static let header: [UInt8] = Array("nudgelog".utf8) + [1, 0, 0, 0]
+/// The framing the change log and the event history share: a 12-byte header (8 bytes naming the file's kind, then
+/// its format version as a little-endian UInt32), then records, each framed as its payload's length and CRC-32C
+/// (little-endian UInt32s) and the payload, a binary property list. docs/STORE.md describes it for people.
+struct RecordFraming: Sendable {
+    let header: [UInt8]
+    /// Makes the error for damage before the end of a file: its byte offset, and what is wrong there.
+    let damaged: @Sendable (_ path: String, _ offset: Int, _ problem: String) -> StoreError
+
     static let frameHeaderSize = 8
     /// Far above any batch of changes; it bounds what a damaged length field can make a reader allocate.
     static let maximumPayloadSize = 64 << 20
 
-    static func frame(_ record: LogRecord, path: String) throws(StoreError) -> [UInt8] {
-        let payload = try LibraryCoding.encode(record, path: path)
+    static func frame(_ payload: Data) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(frameHeaderSize + payload.count)
         append(UInt32(payload.count), to: &bytes)
@@ -41,46 +79,79 @@ enum ChangeLogFormat {
         var reason: String
     }
 
-    /// The records of a whole log file, in order, each given to `body` with its offset. A damaged record at the very
-    /// end (short, or its checksum wrong where it ends the file, or only zeros) is a crash mid-append: returned as
-    /// the torn tail, not an error. Damage before the end is an error naming the byte, since what follows it cannot
-    /// be trusted or skipped.
-    static func scan(
+    /// The payloads of a whole file's records, in order, each given to `body` with its record's offset. A damaged
+    /// record at the very end (short, or its checksum wrong where it ends the file, or only zeros) is a crash
+    /// mid-append: returned as the torn tail, not an error. Damage before the end is an error naming the byte, since
+    /// what follows it cannot be trusted or skipped.
+    func scan(
         _ bytes: [UInt8],
         path: String,
-        _ body: (LogRecord, _ offset: Int) throws(StoreError) -> Void
+        _ body: (ArraySlice<UInt8>, _ offset: Int) throws(StoreError) -> Void
     ) throws(StoreError) -> TornTail? {
         guard bytes.starts(with: header) else {
             let found = bytes.prefix(header.count).map { String($0, radix: 16) }.joined(separator: " ")
-            throw .damagedLog(
-                path: path,
-                offset: 0,
-                problem: "it does not start with the change log header (found bytes \(found))"
+            let expected = String(decoding: header.prefix(8), as: UTF8.self)
+            throw damaged(
+                path,
+                0,
+                "it does not start with the \(expected) header, version \(header[8]) (found bytes \(found))"
             )
         }
         var offset = header.count
-        var previous: Int?
         while offset < bytes.count {
             let remaining = bytes.count - offset
             func torn(_ reason: String) -> TornTail { TornTail(offset: offset, length: remaining, reason: reason) }
             if bytes[offset...].allSatisfy({ $0 == 0 }) { return torn("only zero bytes") }
-            guard remaining >= frameHeaderSize else { return torn("a record header cut short") }
-            let length = Int(readUInt32(bytes, at: offset))
-            let checksum = readUInt32(bytes, at: offset + 4)
-            let end = offset + frameHeaderSize + length
-            guard length <= maximumPayloadSize else {
-                throw .damagedLog(path: path, offset: offset, problem: "a record claims \(length) bytes")
+            guard remaining >= Self.frameHeaderSize else { return torn("a record header cut short") }
+            let length = Int(Self.readUInt32(bytes, at: offset))
+            let checksum = Self.readUInt32(bytes, at: offset + 4)
+            let end = offset + Self.frameHeaderSize + length
+            guard length <= Self.maximumPayloadSize else {
+                throw damaged(path, offset, "a record claims \(length) bytes")
             }
             guard end <= bytes.count else { return torn("a record of \(length) bytes cut short") }
-            let payload = bytes[(offset + frameHeaderSize)..<end]
+            let payload = bytes[(offset + Self.frameHeaderSize)..<end]
             guard CRC32C.checksum(payload) == checksum else {
                 if end == bytes.count { return torn("the last record's checksum does not match") }
-                throw .damagedLog(
-                    path: path,
-                    offset: offset,
-                    problem: "the record's checksum does not match, and \(bytes.count - end) bytes follow it"
+                throw damaged(
+                    path,
+                    offset,
+                    "the record's checksum does not match, and \(bytes.count - end) bytes follow it"
                 )
             }
+            try body(payload, offset)
+            offset = end
+        }
+        return nil
+    }
+
+    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+
+    private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
+    }
+}
+
+/// The change log's layout: `RecordFraming` with the header `nudgelog`, version 1, each payload a `LogRecord`.
+enum ChangeLogFormat {
+    static let framing = RecordFraming(header: Array("nudgelog".utf8) + [1, 0, 0, 0], damaged: StoreError.damagedLog)
+    static var header: [UInt8] { framing.header }
+
+    static func frame(_ record: LogRecord, path: String) throws(StoreError) -> [UInt8] {
+        RecordFraming.frame(try LibraryCoding.encode(record, path: path))
+    }
+
+    /// The records of a whole log file, in order, each given to `body` with its offset; `RecordFraming.scan` says
+    /// what counts as a torn tail. Records must also decode, and be numbered consecutively.
+    static func scan(
+        _ bytes: [UInt8],
+        path: String,
+        _ body: (LogRecord, _ offset: Int) throws(StoreError) -> Void
+    ) throws(StoreError) -> RecordFraming.TornTail? {
+        var previous: Int?
+        return try framing.scan(bytes, path: path) { payload, offset throws(StoreError) in
             let record: LogRecord
             do throws(StoreError) {
                 record = try LibraryCoding.decodeRecord(payload, path: path)
@@ -96,17 +167,7 @@ enum ChangeLogFormat {
             }
             try body(record, offset)
             previous = record.sequence
-            offset = end
         }
-        return nil
-    }
-
-    private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
-    }
-
-    private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-        (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
     }
 }
 

@@ -28,6 +28,7 @@ public final class ChecklistStore: DurableStore {
 
     private let snapshotFile: StoreFile
     private let logFile: StoreFile
+    private let history: EventHistory
     private let options: StoreOptions
     private let faults: StoreFaults
     /// Held for a whole commit, so commits run one at a time, and readers never see a change before it is durable.
@@ -53,6 +54,7 @@ public final class ChecklistStore: DurableStore {
     private init(
         snapshotFile: StoreFile,
         logFile: StoreFile,
+        history: EventHistory,
         options: StoreOptions,
         faults: StoreFaults,
         state: consuming State,
@@ -61,6 +63,7 @@ public final class ChecklistStore: DurableStore {
         path = snapshotFile.path
         self.snapshotFile = snapshotFile
         self.logFile = logFile
+        self.history = history
         self.options = options
         self.faults = faults
         self.state = Mutex(state)
@@ -95,7 +98,14 @@ public final class ChecklistStore: DurableStore {
             // We hold the lock, so no writer is alive: anything half-written is a crash's leftover.
             try snapshotFile.removeCrashLeftovers()
             try logFile.removeCrashLeftovers()
-            var notes: [String] = []
+            // Before the log may be started afresh below: it may hold events a crash kept out of the history.
+            let (history, historyNotes) = try EventHistory.open(
+                path: path + ".events",
+                limits: options.historyLimits,
+                nextEventID: loaded.library.nextEventID,
+                logged: loaded.loggedEvents
+            )
+            var notes = historyNotes
             let current = loaded.snapshotVersion == ChecklistLibrary.currentFormatVersion
             if !current {
                 // A new store, or an older layout: write the current one, which includes all the log holds.
@@ -134,6 +144,7 @@ public final class ChecklistStore: DurableStore {
             return ChecklistStore(
                 snapshotFile: snapshotFile,
                 logFile: logFile,
+                history: history,
                 options: options,
                 faults: faults,
                 state: state,
@@ -150,18 +161,19 @@ public final class ChecklistStore: DurableStore {
         state.withLock { $0.library }
     }
 
-    /// Applies the changes, in order, and appends them to the log as one record, flushed to the device; `library`
-    /// shows them once that is done. Blocks for the write, the flush included. May start a compaction, which runs on
+    /// Applies the changes, in order, and appends them and the events decided with them (numbered, after every
+    /// event committed before) to the log as one record, flushed to the device; `library` shows them, and `events`
+    /// the events, once that is done. Blocks for the write, the flush included. May start a compaction, which runs on
     /// a thread of its own.
     ///
     /// On a failure the store keeps its last durable content and `library` shows it, except when the outcome is
-    /// unknown (`.outcomeUnknown`): then `library` shows what the files now hold, and no further commit is taken. An
-    /// empty list of changes writes nothing.
-    public func commit(_ changes: [ChecklistChange]) throws(StoreError) {
-        let compactionDue = try state.withLock { (state: inout State) throws(StoreError) -> Bool in
+    /// unknown (`.outcomeUnknown`): then `library` shows what the files now hold, and no further commit is taken.
+    /// Nothing to commit writes nothing.
+    public func commit(_ changes: [ChecklistChange], events: [ReminderEvent] = []) throws(StoreError) {
+        let (compactionDue, note) = try state.withLock { (state: inout State) throws(StoreError) -> (Bool, String?) in
             guard state.lock != nil else { throw .closed(path: path) }
             if let broken = state.broken { throw .notWritten(path: path, after: broken) }
-            guard !changes.isEmpty else { return false }
+            guard !changes.isEmpty || !events.isEmpty else { return (false, nil) }
             // Applied in place, where nobody else holds the library, so a change costs the same at any size. A
             // failure below reloads what is durable instead of undoing.
             for (index, change) in changes.enumerated() {
@@ -172,28 +184,48 @@ public final class ChecklistStore: DurableStore {
                     throw .rejectedChange(path: path, index: index, count: changes.count, error: error)
                 }
             }
+            if let last = events.last {
+                state.library.raiseCounters(nextItemID: 0, nextListID: 0, nextEventID: last.id + 1)
+            }
             let record = LogRecord(
                 sequence: state.sequence + 1,
                 nextItemID: state.library.nextItemID,
                 nextListID: state.library.nextListID,
-                changes: changes
+                nextEventID: state.library.nextEventID,
+                changes: changes,
+                events: events
             )
+            var historyOffset: Int?
             do throws(StoreError) {
+                if !events.isEmpty { historyOffset = try history.write(events) }
                 let bytes = try ChangeLogFormat.frame(record, path: path)
-                let payloadSize = bytes.count - ChangeLogFormat.frameHeaderSize
-                guard payloadSize <= ChangeLogFormat.maximumPayloadSize else {
-                    throw .wouldBeTooLarge(path: path, size: payloadSize, limit: ChangeLogFormat.maximumPayloadSize)
+                let payloadSize = bytes.count - RecordFraming.frameHeaderSize
+                guard payloadSize <= RecordFraming.maximumPayloadSize else {
+                    throw .wouldBeTooLarge(path: path, size: payloadSize, limit: RecordFraming.maximumPayloadSize)
                 }
                 try state.log.append(bytes, storePath: path)
             } catch {
+                if let historyOffset { history.cutBack(to: historyOffset) }
                 if error.code == .outcomeUnknown { state.broken = error }
                 reloadAfterFailure(&state)
                 throw error
             }
             state.sequence = record.sequence
-            return state.log.length >= state.compactAt
+            return (state.log.length >= state.compactAt, events.isEmpty ? nil : history.acknowledge())
         }
+        if let note { options.notice(note) }
         if compactionDue { compactInBackground() }
+    }
+
+    /// A page of the event history: up to `limit` durable events after event `after` that `matches` accepts,
+    /// looking at no more than `scanLimit`.
+    public func events(
+        after: Int,
+        limit: Int,
+        scanLimit: Int = 50_000,
+        matching matches: (ReminderEvent) -> Bool = { _ in true }
+    ) throws(StoreError) -> EventPage {
+        try history.page(after: after, limit: limit, scanLimit: scanLimit, matching: matches)
     }
 
     /// Compacts what the log holds into the snapshot, then releases the lock; later commits throw `.closed`. Waits
@@ -208,6 +240,8 @@ public final class ChecklistStore: DurableStore {
             state.withLock { state in
                 // Once only: a second close of the log's descriptor could close a file opened since.
                 guard let lock = state.lock else { return }
+                // The log holds these events too, but the next open would have to copy them from it.
+                try? history.sync()
                 lock.release()
                 state.lock = nil
                 state.log.close()
@@ -246,6 +280,8 @@ public final class ChecklistStore: DurableStore {
         guard let (snapshot, logOffset) = taken else { return }
         let started = ContinuousClock.now
         do throws(StoreError) {
+            // The events of the records the restarted log will no longer hold must be durable in the history.
+            try history.sync()
             try Self.writeSnapshot(snapshot, to: snapshotFile)
             try state.withLock { (state: inout State) throws(StoreError) in
                 try restartLog(&state, keepingFrom: logOffset)
@@ -321,14 +357,18 @@ public struct StoreOptions: Sendable {
     public var compactionThreshold: Int
     /// Where the store says what it did on its own (compactions); nudged passes its log.
     public var notice: @Sendable (String) -> Void
+    /// How much of the event history is kept.
+    public var historyLimits: HistoryLimits
 
     public static let defaultCompactionThreshold = 16 << 20
 
     public init(
         compactionThreshold: Int = StoreOptions.defaultCompactionThreshold,
+        historyLimits: HistoryLimits = .standard,
         notice: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.compactionThreshold = compactionThreshold
+        self.historyLimits = historyLimits
         self.notice = notice
     }
 }
@@ -346,7 +386,9 @@ struct StoreContent {
     var logLength: Int?
     /// Records replayed onto the snapshot.
     var replayedRecords: Int
-    var tornTail: ChangeLogFormat.TornTail?
+    var tornTail: RecordFraming.TornTail?
+    /// The events of every sound record in the log, those the snapshot includes as well.
+    var loggedEvents: [ReminderEvent] = []
 
     static func load(snapshot snapshotFile: StoreFile, log logFile: StoreFile) throws(StoreError) -> StoreContent {
         let snapshotBytes = try snapshotFile.read(limit: ChecklistStore.maximumFileSize)
@@ -365,6 +407,7 @@ struct StoreContent {
         guard let logBytes = try logFile.read(limit: ChecklistStore.maximumLogSize) else { return content }
         let logPath = logFile.path
         content.tornTail = try ChangeLogFormat.scan(logBytes, path: logPath) { record, offset throws(StoreError) in
+            content.loggedEvents += record.events
             guard record.sequence > content.snapshotSequence else { return }
             guard snapshot != nil else {
                 throw .damagedLog(
@@ -392,7 +435,11 @@ struct StoreContent {
                     )
                 }
             }
-            content.library.raiseCounters(nextItemID: record.nextItemID, nextListID: record.nextListID)
+            content.library.raiseCounters(
+                nextItemID: record.nextItemID,
+                nextListID: record.nextListID,
+                nextEventID: record.nextEventID
+            )
             content.sequence = record.sequence
             content.replayedRecords += 1
         }
@@ -408,8 +455,16 @@ public protocol DurableStore: Sendable {
     var path: String { get }
     /// What is durable now.
     var library: ChecklistLibrary { get }
-    /// Makes `changes` durable, in order, or throws and keeps none of them.
-    func commit(_ changes: [ChecklistChange]) throws(StoreError)
+    /// Makes `changes` and the numbered `events` decided with them durable, in order, or throws and keeps none.
+    func commit(_ changes: [ChecklistChange], events: [ReminderEvent]) throws(StoreError)
+    /// A page of the durable events: up to `limit` after event `after` that `matches` accepts, looking at no more
+    /// than `scanLimit`.
+    func events(
+        after: Int,
+        limit: Int,
+        scanLimit: Int,
+        matching matches: (ReminderEvent) -> Bool
+    ) throws(StoreError) -> EventPage
 }
 
 /// What `nudged --check-store` prints: the store read and verified as `open` would, without the lock and without

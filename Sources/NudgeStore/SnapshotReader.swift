@@ -25,13 +25,14 @@ enum SnapshotReader {
 
     /// The keys of the layout, by what they name.
     fileprivate enum Key: UInt8 {
-        case formatVersion, nextItemID, nextListID, logSequence, lists
+        case formatVersion, nextItemID, nextListID, nextEventID, logSequence, lists
         case listID, name, iconName, items
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt
         case other
 
         static let byName: [String: Key] = [
             "formatVersion": .formatVersion, "nextItemID": .nextItemID, "nextListID": .nextListID,
+            "nextEventID": .nextEventID,
             "logSequence": .logSequence, "lists": .lists, "listID": .listID, "name": .name, "iconName": .iconName,
             "items": .items, "itemID": .itemID, "text": .text, "checked": .checked, "dueDate": .dueDate,
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
@@ -73,6 +74,7 @@ private struct Reader {
         var formatVersion: Int?
         var nextItemID: Int?
         var nextListID: Int?
+        var nextEventID: Int?
         var logSequence: Int?
         var lists: [Checklist]?
         try forEachEntry(ofDictionary: top) { (reader: inout Reader, key, value) throws(GaveUp) in
@@ -80,6 +82,7 @@ private struct Reader {
             case .formatVersion: formatVersion = try reader.integer(value)
             case .nextItemID: nextItemID = try reader.integer(value)
             case .nextListID: nextListID = try reader.integer(value)
+            case .nextEventID: nextEventID = try reader.integer(value)
             case .logSequence: logSequence = try reader.integer(value)
             case .lists: lists = try reader.lists(value)
             default: break
@@ -89,7 +92,14 @@ private struct Reader {
             let nextItemID, let nextListID, let lists
         else { throw GaveUp() }
         if formatVersion >= 2 && (logSequence ?? -1) < 0 { throw GaveUp() }
-        guard let library = try? ChecklistLibrary(nextItemID: nextItemID, nextListID: nextListID, lists: lists) else {
+        guard
+            let library = try? ChecklistLibrary(
+                nextItemID: nextItemID,
+                nextListID: nextListID,
+                nextEventID: nextEventID ?? 1,
+                lists: lists
+            )
+        else {
             throw GaveUp()
         }
         var snapshot = StoreSnapshot(library: library, logSequence: formatVersion >= 2 ? logSequence ?? 0 : 0)

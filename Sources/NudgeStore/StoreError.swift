@@ -23,6 +23,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case closed
         /// The change log is damaged before its end, where no crash mid-append could have left it.
         case damagedLog = "damaged_log"
+        /// The event history is damaged before its end. Opening sets the file aside; a read that meets it fails.
+        case damagedHistory = "damaged_history"
         /// The new content replaced the file, but flushing it to disk failed: it may or may not survive a crash.
         case outcomeUnknown = "outcome_unknown"
     }
@@ -112,6 +114,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
                 + "changes after that byte are sound. Restore a backup of the store's directory, or keep the changes "
                 + "before it with `truncate -s \(offset) \(path)` (the changes after it are lost)"
         )
+    }
+
+    static func damagedHistory(path: String, offset: Int, problem: String) -> StoreError {
+        StoreError(.damagedHistory, path: path, "event history \(path) is damaged at byte \(offset): \(problem)")
     }
 
     static func readFailed(path: String, errno: Errno) -> StoreError {

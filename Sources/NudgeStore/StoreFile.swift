@@ -199,7 +199,7 @@ struct StoreFile: Sendable {
     }
 
     /// Makes renames and new entries in a directory durable; fsync on the file alone does not cover its name.
-    private static func sync(directory: String) throws(Errno) {
+    static func sync(directory: String) throws(Errno) {
         let descriptor = try SystemCall.typed {
             try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
         }

@@ -73,12 +73,13 @@ struct DaemonClient: Sendable {
         }
     }
 
-    /// Streams `GET /v1/events`, calling `handle` for each server-sent event as it arrives. Returns only by
-    /// throwing: when the daemon closes the stream, that is `CLIError.daemonWentAway`.
-    func streamEvents(_ handle: (ServerSentEvent) throws -> Void) async throws -> Never {
+    /// Streams `GET /v1/events` (after event `since`, from the history, when given), calling `handle` for each
+    /// server-sent event as it arrives. Returns only by throwing: when the daemon closes the stream, that is
+    /// `CLIError.daemonWentAway`.
+    func streamEvents(since: Int? = nil, _ handle: (ServerSentEvent) throws -> Void) async throws -> Never {
         let body: HTTPBody
         do {
-            body = try await stream.streamEvents().ok.body.textEventStream
+            body = try await stream.streamEvents(query: .init(since: since)).ok.body.textEventStream
         } catch {
             throw failure(error)
         }

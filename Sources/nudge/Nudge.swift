@@ -24,8 +24,8 @@ struct Nudge: AsyncParsableCommand {
             """,
         subcommands: [
             AddCommand.self, LsCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self,
-            UndoneCommand.self, RmCommand.self, PendingCommand.self, WatchCommand.self, ListsCommand.self,
-            ListCommand.self,
+            UndoneCommand.self, RmCommand.self, PendingCommand.self, WatchCommand.self, EventsCommand.self,
+            ClockCommand.self, ListsCommand.self, ListCommand.self,
         ]
     )
 

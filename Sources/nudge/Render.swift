@@ -124,7 +124,7 @@ enum Render {
             detail = "until \(due)"
         }
         let kind = padded(event.kind.rawValue, to: 9)
-        return "\(time.stamp(at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))"
+        return "\(time.stamp(at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))  event \(event.id)"
     }
 
     // MARK: Text

@@ -77,7 +77,9 @@ import Testing
     @Test func helpExits0AndListsTheCommandsAndExitCodes() async throws {
         let result = try await Self.nudge(["--help"])
         #expect(result.status == 0)
-        for command in ["add", "ls", "show", "edit", "done", "undone", "rm", "pending", "watch", "lists", "list"] {
+        for command in [
+            "add", "ls", "show", "edit", "done", "undone", "rm", "pending", "watch", "events", "clock", "lists", "list",
+        ] {
             #expect(result.stdout.contains("\n  \(command) "), "--help does not list \(command)")
         }
         #expect(result.stdout.contains("3 cannot reach the daemon"))
@@ -94,14 +96,15 @@ import Testing
     }
 
     @Test(arguments: [
-        ["ls"], ["show"], ["edit"], ["done"], ["undone"], ["rm"], ["pending"], ["watch"], ["lists"], ["list"],
+        ["ls"], ["show"], ["edit"], ["done"], ["undone"], ["rm"], ["pending"], ["watch"], ["events"], ["clock"],
+        ["clock", "advance"], ["clock", "set"], ["lists"], ["list"],
         ["list", "add"], ["list", "rename"], ["list", "rm"], ["list", "icon"],
     ])
     func everyCommandHasHelpWithAnOverview(_ command: [String]) async throws {
         let result = try await Self.nudge(command + ["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("OVERVIEW: "))
-        if command != ["list"] {
+        if command != ["list"] && command != ["clock"] {
             #expect(result.stdout.contains("--socket <path>"))
         }
     }
@@ -166,10 +169,10 @@ import Testing
 
     @Test func watchPrintsEachEventAsALineAndExits3WhenTheDaemonCloses() async throws {
         let fired =
-            #"{"at":"2026-11-21T17:00:03.2Z","due":"2026-11-21T17:00:00Z","itemID":7,"kind":"fired","#
+            #"{"at":"2026-11-21T17:00:03.2Z","due":"2026-11-21T17:00:00Z","id":41,"itemID":7,"kind":"fired","#
             + #""lateBy":3.2,"listName":"Home","text":"water the plants"}"#
         let scheduled =
-            #"{"at":"2026-11-21T10:00:00Z","due":"2026-11-22T09:00:00Z","itemID":8,"kind":"scheduled","#
+            #"{"at":"2026-11-21T10:00:00Z","due":"2026-11-22T09:00:00Z","id":42,"itemID":8,"kind":"scheduled","#
             + #""listName":"Home","text":"call \"mum\""}"#
         // Comments, CRLF line ends and a write that splits a line: the parser must take them all.
         let stream = [
@@ -183,8 +186,8 @@ import Testing
         #expect(human.status == 3)
         #expect(
             human.stdout == """
-                2026-11-21 17:00:03  fired      #7 "water the plants" (due 17:00:00, 3s late)
-                2026-11-21 10:00:00  scheduled  #8 "call \\"mum\\"" (due 2026-11-22 09:00:00)
+                2026-11-21 17:00:03  fired      #7 "water the plants" (due 17:00:00, 3s late)  event 41
+                2026-11-21 10:00:00  scheduled  #8 "call \\"mum\\"" (due 2026-11-22 09:00:00)  event 42
 
                 """
         )

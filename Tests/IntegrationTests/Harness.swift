@@ -305,6 +305,7 @@ final class Daemon: Sendable {
 
 /// One event as `nudge watch --json` prints it.
 struct WatchedEvent: Decodable, Sendable, CustomStringConvertible {
+    var id: Int
     var kind: String
     var itemID: Int
     var due: Date
@@ -313,7 +314,7 @@ struct WatchedEvent: Decodable, Sendable, CustomStringConvertible {
     var lateBy: Double?
 
     var description: String {
-        "\(kind) #\(itemID) due \(preciseISO(due)) at \(preciseISO(at))"
+        "\(id): \(kind) #\(itemID) due \(preciseISO(due)) at \(preciseISO(at))"
             + (lateBy.map { " late \($0)s" } ?? "")
     }
 }
@@ -327,8 +328,9 @@ final class Watcher: Sendable {
         let line: String
     }
 
-    /// Starts the watcher and returns once nudged counts it among its watchers: from then on it sees every event.
-    init(_ sandbox: Sandbox) async throws {
+    /// Starts the watcher and returns once nudged counts it among its watchers: from then on it sees every event,
+    /// and with `since`, every event after that one first.
+    init(_ sandbox: Sandbox, since: Int? = nil) async throws {
         try Binaries.require(Binaries.nudge)
         let watchersBefore = try await sandbox.health()["watchers"] as? Int ?? 0
         let decoder = JSONDecoder()
@@ -346,7 +348,8 @@ final class Watcher: Sendable {
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.nudge)
-        process.arguments = ["watch", "--json", "--socket", sandbox.socket]
+        process.arguments =
+            ["watch", "--json", "--socket", sandbox.socket] + (since.map { ["--since", "\($0)"] } ?? [])
         process.standardOutput = try output.writer()
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

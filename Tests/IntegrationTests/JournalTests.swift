@@ -43,6 +43,10 @@ import Testing
                 var fields = JournalReader.sentFields(entries[0])
                 let late = fields.removeValue(forKey: "NUDGE_LATE_USEC")
                 #expect(late?.count == 1 && late.flatMap { Int(String(decoding: $0[0], as: UTF8.self)) } != nil)
+                let eventID = fields.removeValue(forKey: "NUDGE_EVENT_ID")
+                #expect(eventID?.count == 1 && eventID.flatMap { Int(String(decoding: $0[0], as: UTF8.self)) } != nil)
+                let decided = fields.removeValue(forKey: "NUDGE_AT")
+                #expect(decided?.count == 1 && decided.flatMap { date(String(decoding: $0[0], as: UTF8.self)) } != nil)
                 let expected: [String: [[UInt8]]] = [
                     "MESSAGE": [Array(text.utf8)],
                     "PRIORITY": [Array("5".utf8)],

@@ -68,6 +68,52 @@ import Testing
         }
     }
 
+    @Test func movingTheManualClockFiresEachReminderAtItsOwnInstantInDueOrderBeforeAnswering() async throws {
+        let rig = Rig()
+        var ids: [Int] = []
+        let entries = try await rig.running {
+            ids.append(try await rig.add("third", dueIn: 300))
+            ids.append(try await rig.add("first", dueIn: 60))
+            ids.append(try await rig.add("second", dueIn: 120))
+            let now = try await rig.service.moveClock { $0 + 200 }
+            #expect(now == Self.t0 + 200)
+            // Answered once both fires are carried out: the sink has them already.
+            #expect(rig.sink.entries.compactMap(\.delivery).map(\.reminder.text) == ["first", "second"])
+            #expect(try await rig.service.clockReading().now == Self.t0 + 200)
+            // Back, then forward again: nothing fires twice.
+            _ = try await rig.service.moveClock { _ in Self.t0 }
+            _ = try await rig.service.moveClock { $0 + 400 }
+        }
+        let deliveries = entries.compactMap(\.delivery)
+        #expect(deliveries.map(\.reminder.itemID) == [ids[1], ids[2], ids[0]])
+        #expect(deliveries.map(\.firedAt) == [Self.t0 + 60, Self.t0 + 120, Self.t0 + 300])
+        #expect(deliveries.allSatisfy { $0.lateBy == 0 })
+        // Every event numbered in the order decided, and the store holds them all.
+        let events = entries.compactMap { entry -> ReminderEvent? in
+            if case .observed(let event) = entry { event } else { nil }
+        }
+        #expect(events.map(\.id) == Array(1...6))
+        #expect(try rig.store.events(after: 0, limit: 100, scanLimit: 100) { _ in true }.events == events)
+    }
+
+    @Test func theWallClockCannotBeMoved() async throws {
+        let service = ReminderService(
+            store: MemoryStore(ChecklistLibrary()),
+            clock: SystemWallClock(),
+            catchUpWindow: 3600,
+            sinks: [],
+            logger: Rig.quiet,
+            timer: { _ in RecordingTimer() }
+        )
+        do {
+            _ = try await service.moveClock { $0 + 60 }
+            Issue.record("the wall clock moved")
+        } catch let failure as APIFailure {
+            #expect(failure.code == "clock_not_manual")
+            #expect(failure.status == .conflict)
+        }
+    }
+
     @Test func anEditReplacesThePendingReminderAndTheTimerFollowsTheScheduler() async throws {
         let rig = Rig()
         var itemID = 0
@@ -233,6 +279,7 @@ final class MemoryStore: DurableStore {
 
     private struct State {
         var library: ChecklistLibrary
+        var events: [ReminderEvent] = []
         var failNext = false
         var reads = 0
         var hold: AsyncStream<Void>.Continuation?
@@ -274,7 +321,24 @@ final class MemoryStore: DurableStore {
         held.unlock()
     }
 
-    func commit(_ changes: [ChecklistChange]) throws(StoreError) {
+    func events(
+        after: Int,
+        limit: Int,
+        scanLimit: Int,
+        matching matches: (ReminderEvent) -> Bool
+    ) throws(StoreError) -> EventPage {
+        let events = state.withLock { $0.events }
+        let found = events.filter { $0.id > after && matches($0) }
+        let page = Array(found.prefix(limit))
+        return EventPage(
+            events: page,
+            next: found.count > limit ? page.last?.id : nil,
+            dropped: 0,
+            latest: events.last?.id ?? 0
+        )
+    }
+
+    func commit(_ changes: [ChecklistChange], events: [ReminderEvent]) throws(StoreError) {
         held.lock()
         state.withLock { state in
             guard let hold = state.hold else { return }
@@ -297,7 +361,9 @@ final class MemoryStore: DurableStore {
                     preconditionFailure("the service committed a change the model refuses: \(error)")
                 }
             }
+            if let last = events.last { library.raiseCounters(nextItemID: 0, nextListID: 0, nextEventID: last.id + 1) }
             state.library = library
+            state.events += events
         }
     }
 }

@@ -13,12 +13,13 @@ import Testing
     )
 
     @Test func aFiredReminderCarriesTheDesignedFieldsInOrder() {
-        let event = ReminderEvent(.fired, of: reminder, at: reminder.due + 0.5, lateBy: 0.5)
+        var event = ReminderEvent(.fired, of: reminder, at: reminder.due + 0.5, lateBy: 0.5)
+        event.id = 41
         let entry = JournalEntry(event)
         #expect(
             entry.fields.map(\.name) == [
-                "MESSAGE", "PRIORITY", "MESSAGE_ID", "SYSLOG_IDENTIFIER", "NUDGE_EVENT", "NUDGE_ITEM_ID", "NUDGE_LIST",
-                "NUDGE_DUE", "NUDGE_LATE_USEC",
+                "MESSAGE", "PRIORITY", "MESSAGE_ID", "SYSLOG_IDENTIFIER", "NUDGE_EVENT", "NUDGE_EVENT_ID",
+                "NUDGE_ITEM_ID", "NUDGE_LIST", "NUDGE_DUE", "NUDGE_AT", "NUDGE_LATE_USEC",
             ]
         )
         let values = Dictionary(uniqueKeysWithValues: entry.fields.map { ($0.name, $0.value) })
@@ -29,6 +30,8 @@ import Testing
         #expect(values["NUDGE_LIST"] == "Home")
         #expect(values["NUDGE_DUE"] == "2027-01-15T08:00:00.250Z")
         #expect(values["NUDGE_LATE_USEC"] == "500000")
+        #expect(values["NUDGE_EVENT_ID"] == "41")
+        #expect(values["NUDGE_AT"] == "2027-01-15T08:00:00.750Z")
         #expect(entry.invalidFieldName == nil)
     }
 
@@ -36,7 +39,7 @@ import Testing
         #expect(JournalEntry.priority(of: ReminderEvent(.fired, of: reminder, at: reminder.due + 60, lateBy: 60)) == 4)
         #expect(JournalEntry.priority(of: ReminderEvent(.missed, of: reminder, at: reminder.due, lateBy: 1e6)) == 4)
         #expect(JournalEntry.priority(of: ReminderEvent(.scheduled, of: reminder, at: reminder.due)) == 6)
-        #expect(JournalEntry(ReminderEvent(.scheduled, of: reminder, at: reminder.due)).fields.count == 8)
+        #expect(JournalEntry(ReminderEvent(.scheduled, of: reminder, at: reminder.due)).fields.count == 10)
     }
 
     @Test func everyKindHasItsOwnWellFormedMessageID() {

@@ -27,7 +27,9 @@ extension NudgeStoreTests {
                 #expect(records.map(\.changes.count) == [1, 1, 1, 2])
                 #expect(records.last?.nextItemID == 4)
                 #expect(records.last?.nextListID == 3)
-                #expect(try directory.entries() == ["Checklists.plist", "Checklists.plist.log"])
+                #expect(
+                    try directory.entries() == ["Checklists.plist", "Checklists.plist.events", "Checklists.plist.log"]
+                )
             }
         }
 
@@ -140,7 +142,7 @@ extension NudgeStoreTests {
                 try Data("not a log at all".utf8).write(to: URL(fileURLWithPath: directory.logPath))
                 let error = #expect(throws: StoreError.self) { try ChecklistStore.open(path: directory.storePath) }
                 #expect(error?.code == .damagedLog)
-                #expect(error?.description.contains("does not start with the change log header") == true)
+                #expect(error?.description.contains("does not start with the nudgelog header") == true)
             }
         }
 

@@ -38,7 +38,7 @@ extension NudgeStoreTests {
                 #expect(format == .binary)
                 #expect(
                     Set(root?.keys.map { $0 } ?? [])
-                        == ["formatVersion", "nextItemID", "nextListID", "lists", "logSequence"]
+                        == ["formatVersion", "nextItemID", "nextListID", "nextEventID", "lists", "logSequence"]
                 )
                 #expect(root?["formatVersion"] as? Int == ChecklistLibrary.currentFormatVersion)
                 #expect(root?["logSequence"] as? Int == 3)
@@ -71,7 +71,9 @@ extension NudgeStoreTests {
                 try addItems(3, to: store)
                 store.compact()
                 #expect(try directory.temporaryFiles() == [])
-                #expect(try directory.entries() == ["Checklists.plist", "Checklists.plist.log"])
+                #expect(
+                    try directory.entries() == ["Checklists.plist", "Checklists.plist.events", "Checklists.plist.log"]
+                )
             }
         }
 

@@ -16,6 +16,9 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     public private(set) var formatVersion: Int
     public private(set) var nextItemID: Int
     public private(set) var nextListID: Int
+    /// The ID the next scheduler decision (`ReminderEvent`) gets. Events are not in the library, but their IDs are
+    /// allocated like item IDs: the counter is stored with the items, so no ID is handed out twice.
+    public private(set) var nextEventID: Int
     /// Kept sorted with `Checklist.isOrderedBefore`.
     public private(set) var lists: [Checklist]
 
@@ -28,7 +31,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case formatVersion, nextItemID, nextListID, lists
+        case formatVersion, nextItemID, nextListID, nextEventID, lists
     }
 
     /// A new library as on first run: one list named "List".
@@ -36,6 +39,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         formatVersion = Self.currentFormatVersion
         nextItemID = 1
         nextListID = 2
+        nextEventID = 1
         lists = [Checklist(listID: 1, name: Self.firstListName)]
         rebuildLocations()
     }
@@ -47,18 +51,21 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         try self.init(
             nextItemID: try container.decode(Int.self, forKey: .nextItemID),
             nextListID: try container.decode(Int.self, forKey: .nextListID),
+            // Absent from stores written before events had IDs.
+            nextEventID: try container.decodeIfPresent(Int.self, forKey: .nextEventID) ?? 1,
             lists: try container.decode([Checklist].self, forKey: .lists)
         )
     }
 
     /// A library as a store holds it, checked and repaired as when decoded: every ID in range and used once (a
     /// `DecodingError` naming the field otherwise), counters moved past every ID, lists sorted.
-    public init(nextItemID: Int, nextListID: Int, lists: [Checklist]) throws {
+    public init(nextItemID: Int, nextListID: Int, nextEventID: Int = 1, lists: [Checklist]) throws {
         formatVersion = Self.currentFormatVersion
         self.nextItemID = nextItemID
         self.nextListID = nextListID
+        self.nextEventID = nextEventID
         self.lists = lists
-        try Self.validateIDs(nextItemID: nextItemID, nextListID: nextListID, lists: lists)
+        try Self.validateIDs(nextItemID: nextItemID, nextListID: nextListID, nextEventID: nextEventID, lists: lists)
         // A file edited by hand, or written by an older build, must still never lead to a reused ID.
         let highestItemID = lists.lazy.flatMap(\.items).map(\.itemID).max() ?? 0
         self.nextItemID = max(nextItemID, highestItemID + 1)
@@ -73,7 +80,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
 
     /// Every ID must be in range and used once: items are indexed by ID, so a duplicate would leave one item
     /// unreachable and its reminder unreplaceable.
-    private static func validateIDs(nextItemID: Int, nextListID: Int, lists: [Checklist]) throws {
+    private static func validateIDs(nextItemID: Int, nextListID: Int, nextEventID: Int, lists: [Checklist]) throws {
         let range = 1...maximumID
         func refuse(_ path: [PathKey], _ problem: String) -> DecodingError {
             .dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: problem))
@@ -81,6 +88,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         func outOfRange(_ id: Int) -> String { "\(id) is outside the allowed range 1...\(maximumID)" }
         if !range.contains(nextItemID) { throw refuse([.key("nextItemID")], outOfRange(nextItemID)) }
         if !range.contains(nextListID) { throw refuse([.key("nextListID")], outOfRange(nextListID)) }
+        if !range.contains(nextEventID) { throw refuse([.key("nextEventID")], outOfRange(nextEventID)) }
         var listPlaces: [Int: Int] = [:]
         var itemPlaces: [Int: (list: Int, item: Int)] = [:]
         for (listIndex, list) in lists.enumerated() {
@@ -127,12 +135,13 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         try container.encode(formatVersion, forKey: .formatVersion)
         try container.encode(nextItemID, forKey: .nextItemID)
         try container.encode(nextListID, forKey: .nextListID)
+        try container.encode(nextEventID, forKey: .nextEventID)
         try container.encode(lists, forKey: .lists)
     }
 
     public static func == (a: ChecklistLibrary, b: ChecklistLibrary) -> Bool {
         a.formatVersion == b.formatVersion && a.nextItemID == b.nextItemID && a.nextListID == b.nextListID
-            && a.lists == b.lists
+            && a.nextEventID == b.nextEventID && a.lists == b.lists
     }
 
     // MARK: Reading
@@ -299,9 +308,18 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
 
     /// Moves the ID counters up to at least these values, never down: a change log records the counters after each
     /// batch, so an ID handed out once is never handed out again, whatever the batch removed.
-    public mutating func raiseCounters(nextItemID: Int, nextListID: Int) {
+    public mutating func raiseCounters(nextItemID: Int, nextListID: Int, nextEventID: Int) {
         self.nextItemID = max(self.nextItemID, min(nextItemID, Self.maximumID))
         self.nextListID = max(self.nextListID, min(nextListID, Self.maximumID))
+        self.nextEventID = max(self.nextEventID, min(nextEventID, Self.maximumID))
+    }
+
+    /// Gives each event the next event ID, in order.
+    public mutating func allocateIDs(for events: inout [ReminderEvent]) {
+        for index in events.indices {
+            events[index].id = nextEventID
+            nextEventID += 1
+        }
     }
 
     // MARK: Private

@@ -1,9 +1,9 @@
 import Foundation
 
-/// One decision the scheduler made, in the order it made them. Clients stream these (`nudge watch`); fired and
-/// missed ones also go to the journal.
-public struct ReminderEvent: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+/// One decision the scheduler made, in the order it made them. Clients stream these (`nudge watch`) and read them
+/// back from the store's event history (`nudge events`); fired and missed ones also go to the journal.
+public struct ReminderEvent: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         /// An item gained a pending reminder.
         case scheduled
         /// An item's pending reminder was replaced by a new one (any edit of a pending item).
@@ -18,6 +18,9 @@ public struct ReminderEvent: Sendable, Equatable {
         case snoozed
     }
 
+    /// 1, 2, 3, … in the order the decisions were made, never reused: allocated by `ReminderBook` from the
+    /// library's `nextEventID` as the decision is made, so it survives restarts like an item ID. 0 until then.
+    public var id: Int
     public var kind: Kind
     public var itemID: Int
     /// The due instant the event is about (for `cancelled`, the one that will no longer fire).
@@ -41,6 +44,7 @@ public struct ReminderEvent: Sendable, Equatable {
         previousDue: Date? = nil,
         lateBy: TimeInterval? = nil
     ) {
+        id = 0
         self.kind = kind
         itemID = reminder.itemID
         due = reminder.due

@@ -124,25 +124,108 @@ struct APIHandler: APIProtocol {
         return after
     }
 
-    /// Subscribes before answering, so a client that has the answer's head sees every later event.
+    /// With `follow=false`, a page of the history. Otherwise subscribes before answering, so a client that has the
+    /// answer's head sees every later event, then streams the history after `since` (or `Last-Event-ID`) and the
+    /// live events after it.
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
+        let query = input.query
+        let limit = try Self.limit(query.limit)
+        let since = try Self.since(query.since, lastEventID: input.headers.lastEventID)
+        let item = query.item
+        let kind = query.kind.flatMap { ReminderEvent.Kind(rawValue: $0.rawValue) }
+        let matches: @Sendable (ReminderEvent) -> Bool = { event in
+            (item == nil || event.itemID == item) && (kind == nil || event.kind == kind)
+        }
+        if query.follow == false {
+            let page = try service.eventPage(after: since ?? 0, limit: limit, matching: matches)
+            return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .json(Components.Schemas.EventPage(page))))
+        }
         let encoder = APICoding.encoder()
-        let events = service.events.subscribe().map { notice in
-            switch notice {
-            case .event(let event):
+        let replay = EventReplay(
+            since: since,
+            history: { [service] after in try service.eventPage(after: after, limit: limit, matching: matches) },
+            live: service.events.subscribe(),
+            matches: matches
+        )
+        let events = replay.map { element in
+            switch element {
+            case .gap(let dropped):
+                let gap = Components.Schemas.Gap(
+                    dropped: dropped,
+                    message: "\(dropped) events after \(since ?? 0) are no longer in the history (it keeps the latest "
+                        + "--history-events, of the last --history-age); the stream goes on after them"
+                )
+                return ServerSentEvent(event: "gap", data: try Self.json(gap, encoder))
+            case .notice(.event(let event)):
                 let wire = Components.Schemas.Event(event)
-                return ServerSentEvent(event: wire.kind.rawValue, data: try Self.json(wire, encoder))
-            case .dropped(let limit):
+                return ServerSentEvent(
+                    id: String(event.id),
+                    event: wire.kind.rawValue,
+                    data: try Self.json(wire, encoder)
+                )
+            case .notice(.dropped(let limit)):
                 let dropped = Components.Schemas.Dropped(
                     limit: limit,
                     message: "this watcher fell more than \(limit) bytes of events behind, so nudged ended its stream; "
-                        + "read faster, or reconnect and read the items back"
+                        + "read faster, or reconnect with the last event ID seen to pick up where it left off"
                 )
                 return ServerSentEvent(event: "dropped", data: try Self.json(dropped, encoder))
             }
         }
         let body = HTTPBody(events.asEncodedServerSentEvents(), length: .unknown, iterationBehavior: .single)
         return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .textEventStream(body)))
+    }
+
+    /// Where a stream or page starts: `since`, else the `Last-Event-ID` an `EventSource` sends on reconnecting.
+    private static func since(_ since: Int?, lastEventID: String?) throws -> Int? {
+        if let since {
+            guard since >= 0 else {
+                throw APIFailure.badRequest(
+                    "invalid_request",
+                    "since \(since) is out of range: it is an event ID, or 0"
+                )
+            }
+            return since
+        }
+        guard let lastEventID else { return nil }
+        guard let id = Int(lastEventID.trimmingCharacters(in: .whitespaces)), id >= 0 else {
+            throw APIFailure.badRequest(
+                "invalid_request",
+                "Last-Event-ID \"\(lastEventID.prefix(40))\" is not an event ID; send the id: of the last event seen"
+            )
+        }
+        return id
+    }
+
+    func getClock(_ input: Operations.GetClock.Input) async throws -> Operations.GetClock.Output {
+        let (now, manual) = try await service.clockReading()
+        return .ok(.init(body: .json(.init(now: Instant(now), mode: manual ? .manual : .wall))))
+    }
+
+    func moveClock(_ input: Operations.MoveClock.Input) async throws -> Operations.MoveClock.Output {
+        guard case .json(let move) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        let target: @Sendable (Date) -> Date
+        switch (move.advance, move.to) {
+        case (let advance?, nil):
+            guard let seconds = DurationText.seconds(advance), advance.hasPrefix("P") else {
+                throw APIFailure.badRequest(
+                    "invalid_body",
+                    "field advance: \"\(advance.prefix(40))\" is not \(DurationText.expected)"
+                )
+            }
+            target = { $0.addingTimeInterval(seconds) }
+        case (nil, let to?):
+            target = { _ in to.date }
+        default:
+            throw APIFailure.badRequest(
+                "invalid_body",
+                "give either advance (an ISO 8601 duration, like PT1H) or to (an instant), not both or neither"
+            )
+        }
+        let now = try await service.moveClock(to: target)
+        return .ok(.init(body: .json(.init(now: Instant(now), mode: .manual))))
     }
 
     private static func json(_ value: some Encodable, _ encoder: JSONEncoder) throws -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import NudgeAPI
 import NudgeCore
+import NudgeStore
 
 // Core → wire: how the model and the scheduler's decisions are shown in answers and on the event stream. A field
 // added to the document's answers is filled in here.
@@ -46,6 +47,7 @@ extension Components.Schemas.Reminder {
 extension Components.Schemas.Event {
     init(_ event: ReminderEvent) {
         self.init(
+            id: event.id,
             kind: Components.Schemas.EventKind(event.kind),
             itemID: event.itemID,
             due: Instant(event.due),
@@ -54,6 +56,17 @@ extension Components.Schemas.Event {
             listName: event.listName,
             previousDue: event.previousDue.map(Instant.init),
             lateBy: event.lateBy
+        )
+    }
+}
+
+extension Components.Schemas.EventPage {
+    init(_ page: EventPage) {
+        self.init(
+            events: page.events.map(Components.Schemas.Event.init),
+            next: page.next,
+            dropped: page.dropped > 0 ? page.dropped : nil,
+            latest: page.latest
         )
     }
 }

@@ -1,0 +1,279 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
+}
+
+/// The real nudged on a manual clock (`--clock manual:INSTANT`), driven through `POST /v1/clock`, and its event
+/// history read back through `GET /v1/events`: every decision numbered, kept, replayed to a late watcher.
+@Suite(.timeLimit(.minutes(3))) struct ManualClockTests {
+    static let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+
+    /// One client over the socket, keeping its connection.
+    struct Client: Sendable {
+        let http: HTTPClient
+        let socket: String
+
+        func send(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> (Int, Any?) {
+            let url = "http+unix://" + (socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            var request = HTTPClientRequest(url: url + path)
+            request.method = .init(rawValue: method)
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+            }
+            let response = try await http.execute(request, timeout: .seconds(30))
+            let bytes = try await response.body.collect(upTo: 64 << 20)
+            return (Int(response.status.code), try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)))
+        }
+
+        /// Sends and expects a 2xx answer, as JSON.
+        func ok(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+            let (status, json) = try await send(method, path, body)
+            guard (200..<300).contains(status) else {
+                throw Failure("\(method) \(path) answered \(status): \(json ?? "")")
+            }
+            return json as? [String: Any] ?? [:]
+        }
+
+        /// The whole history after `since`, page by page.
+        func history(since: Int = 0, query: String = "") async throws -> [[String: Any]] {
+            var events: [[String: Any]] = []
+            var cursor: Int? = since
+            while let after = cursor {
+                let page = try await ok("GET", "/v1/events?follow=false&limit=10000&since=\(after)\(query)")
+                events += page["events"] as? [[String: Any]] ?? []
+                cursor = page["next"] as? Int
+            }
+            return events
+        }
+    }
+
+    static func withClient<Result>(
+        _ sandbox: Sandbox,
+        _ body: (Client) async throws -> Result
+    ) async throws -> Result {
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let result = try await body(Client(http: http, socket: sandbox.socket))
+            try await http.shutdown()
+            return result
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
+    /// A year of hourly edits: each hour the item's reminder is replaced, three hours in four by one due later
+    /// than the next hour (it must never fire at the instant it replaced), the fourth by one due within the hour
+    /// (it must fire there, once, on time). The whole history is then read back and checked event by event.
+    @Test func aReminderEditedEveryHourForAYearFiresOncePerDueInstantAndNeverAtAReplacedOne() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        // The history keeps the whole year (by default it keeps 30 days, of the manual clock too).
+        let daemon = try await Daemon(
+            sandbox,
+            arguments: ["--clock", "manual:" + iso(Self.start), "--history-age", "400d"]
+        )
+        defer { daemon.stop() }
+        let hours = 24 * 365
+        let started = ContinuousClock.now
+        let (itemID, fireInstants) = try await Self.withClient(sandbox) { client in
+            let added = try await client.ok(
+                "POST",
+                "/v1/items",
+                ["text": "hourly", "dueDate": iso(Self.start + 7200), "shouldRemind": true]
+            )
+            let itemID = added["itemID"] as? Int ?? 0
+            var fireInstants: [Date] = []
+            for hour in 0..<hours {
+                let now = Self.start + Double(hour) * 3600
+                let fires = hour % 4 == 3
+                // Pending since the last hour and still in the future, so replaced either way: at :45 within the
+                // hour, or at :30 and some minutes the hour after next. No instant is ever set twice.
+                let due = fires ? now + 2700 : now + 5400 + 60 * Double(hour % 4)
+                if fires { fireInstants.append(due) }
+                _ = try await client.ok("PATCH", "/v1/items/\(itemID)", ["dueDate": iso(due)])
+                let clock = try await client.ok("POST", "/v1/clock", ["advance": "PT1H"])
+                #expect(date(clock["now"]) == now + 3600)
+                if fires {
+                    // Fired within the hour: schedule one again, on the hour after next, for the next edit to replace.
+                    _ = try await client.ok("PATCH", "/v1/items/\(itemID)", ["dueDate": iso(now + 3 * 3600)])
+                }
+            }
+            return (itemID, fireInstants)
+        }
+        let driven = ContinuousClock.now - started
+        print("a year of hourly edits on the manual clock: \(hours) hours driven in \(driven)")
+
+        let events = try await Self.withClient(sandbox) { try await $0.history() }
+        // Every event, numbered 1, 2, 3, … with none missing, and all about the one item.
+        #expect(events.map { $0["id"] as? Int ?? 0 } == Array(1...events.count))
+        #expect(events.allSatisfy { $0["itemID"] as? Int == itemID })
+        let fired = events.filter { $0["kind"] as? String == "fired" }
+        #expect(fired.compactMap { date($0["due"]) } == fireInstants, "fired once at each due instant, in order")
+        #expect(fired.allSatisfy { date($0["at"]) == date($0["due"]) && ($0["lateBy"] as? Double) == 0 })
+        let replaced = events.filter { $0["kind"] as? String == "replaced" }
+        #expect(replaced.count == hours, "each hour's edit replaced a pending reminder")
+        let replacedInstants = Set(replaced.compactMap { date($0["previousDue"]) })
+        #expect(fired.allSatisfy { !replacedInstants.contains(date($0["due"]) ?? .distantPast) })
+        #expect(
+            events.count == 1 + hours + fireInstants.count * 2,
+            "scheduled once, then per hour an edit, per fire two"
+        )
+    }
+
+    /// A reminder falls due while nudged is stopped; the catch-up fire at start comes before anyone can connect,
+    /// yet a watcher that connects after start-up sees it, through the history.
+    @Test func aReminderThatFellDueWhileNudgedWasDownIsSeenByAWatcherThatConnectsLater() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let itemID: Int
+        do {
+            let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+            defer { daemon.stop() }
+            itemID = try await Self.withClient(sandbox) { client in
+                let added = try await client.ok(
+                    "POST",
+                    "/v1/items",
+                    ["text": "while down", "dueDate": iso(Self.start + 600), "shouldRemind": true]
+                )
+                return added["itemID"] as? Int ?? 0
+            }
+        }
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start + 3600)])
+        defer { daemon.stop() }
+        let watched = try await sandbox.nudge("events", "--item", "\(itemID)", "--json")
+        #expect(watched.status == 0, "\(watched)")
+        let events = (try? JSONSerialization.jsonObject(with: watched.output) as? [[String: Any]]) ?? []
+        #expect(events.map { $0["kind"] as? String ?? "" } == ["scheduled", "fired"])
+        #expect(events.last?["lateBy"] as? Double == 3000)
+
+        // The stream too: a watcher that resumes after the first event gets the fire first, then live events.
+        let watcher = try await Watcher(sandbox, since: 1)
+        defer { watcher.stop() }
+        let fired = try await watcher.awaitEvent("fired", item: itemID)
+        #expect(fired.lateBy == 3000)
+    }
+
+    /// A watcher that reconnects with the last ID it saw gets every later event once, in order, while changes keep
+    /// coming: no gap and no duplicate at the seam between the history and the live stream.
+    @Test func aReconnectingWatcherMissesNothingAndSeesNothingTwiceWhileChangesFlow() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+        defer { daemon.stop() }
+        let itemID = try await Self.withClient(sandbox) { client in
+            let added = try await client.ok(
+                "POST",
+                "/v1/items",
+                ["text": "busy", "dueDate": iso(Self.start + 86_400), "shouldRemind": true]
+            )
+            return added["itemID"] as? Int ?? 0
+        }
+        let done = Flag()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Edits, one after another, each replacing the reminder: one event each, until the watchers are done.
+            group.addTask {
+                try await Self.withClient(sandbox) { client in
+                    var edit = 0
+                    while !done.isSet {
+                        edit += 1
+                        let due = Self.start + 86_400 + Double(edit)
+                        _ = try await client.ok("PATCH", "/v1/items/\(itemID)", ["dueDate": iso(due)])
+                    }
+                }
+            }
+            // Watchers join at different points of the flow, each resuming a few events before the latest it was
+            // told of, so part of what it gets comes from the history and the rest live.
+            for _ in 0..<4 {
+                let latest = try await Self.withClient(sandbox) { client in
+                    try await client.ok("GET", "/v1/events?follow=false&limit=1&since=999999999")["latest"] as? Int ?? 0
+                }
+                let since = max(latest - 5, 0)
+                let watcher = try await Watcher(sandbox, since: since)
+                defer { watcher.stop() }
+                try await IntegrationTests.eventually(
+                    "the watcher resuming after event \(since) to see 100 events",
+                    seen: { "events \(watcher.events.suffix(3)); not events \(watcher.linesNotUnderstood.prefix(3))" }
+                ) { watcher.events.count >= 100 }
+                let ids = watcher.events.map(\.id)
+                #expect(ids == Array((since + 1)..<(since + 1 + ids.count)), "a gap or a duplicate at the seam")
+            }
+            done.set()
+            try await group.waitForAll()
+        }
+    }
+
+    /// A history that keeps 10 events, asked for all of them: the stream starts with a gap saying how many are gone.
+    @Test func aWatcherAskingForMoreThanTheHistoryKeepsIsToldHowManyEventsAreGone() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(
+            sandbox,
+            arguments: ["--clock", "manual:" + iso(Self.start), "--history-events", "10"]
+        )
+        defer { daemon.stop() }
+        try await Self.withClient(sandbox) { client in
+            for minute in 1...30 {
+                _ = try await client.ok(
+                    "POST",
+                    "/v1/items",
+                    ["text": "item \(minute)", "dueDate": iso(Self.start + Double(minute) * 60), "shouldRemind": true]
+                )
+            }
+            let page = try await client.ok("GET", "/v1/events?follow=false&since=0")
+            #expect(page["dropped"] as? Int == 20)
+            #expect((page["events"] as? [[String: Any]])?.first?["id"] as? Int == 21)
+        }
+        let stream = try RawConnection(sandbox.socket, sending: "GET /v1/events?since=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        defer { stream.close() }
+        try await daemon.eventually("the replayed stream to reach event 30") {
+            try stream.readAvailable()
+            return stream.text.contains("id: 30\n")
+        }
+        let body = stream.text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
+        #expect(body.contains("event: gap\ndata: {\"dropped\":20,"), "\(body.prefix(300))")
+        #expect(body.range(of: "event: gap")!.lowerBound < body.range(of: "id: 21\n")!.lowerBound)
+    }
+
+    /// The clock through the command line; on the wall clock, moving it is refused with the JSON error.
+    @Test func theClockMovesOnlyWhenToldAndOnlyWhenManual() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        do {
+            let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+            defer { daemon.stop() }
+            let shown = try await sandbox.nudge("clock", "--json")
+            #expect(shown.stdout.contains("\"mode\":\"manual\""), "\(shown)")
+            #expect(shown.stdout.contains("\"now\":\"2027-01-01T00:00:00.000Z\""), "\(shown)")
+            let advanced = try await sandbox.nudge("clock", "advance", "1h30m", "--json")
+            #expect(advanced.stdout.contains("\"now\":\"2027-01-01T01:30:00.000Z\""), "\(advanced)")
+            let set = try await sandbox.nudge("clock", "set", "2027-03-01T12:00:00Z", "--json")
+            #expect(set.stdout.contains("\"now\":\"2027-03-01T12:00:00.000Z\""), "\(set)")
+            let wrong = try await sandbox.curl(
+                "POST",
+                "/v1/clock",
+                body: #"{"advance":"PT1H","to":"2027-01-01T00:00:00Z"}"#
+            )
+            #expect(wrong.status == 400 && errorCode(wrong.body) == "invalid_body", "\(wrong)")
+        }
+        let daemon = try await Daemon(sandbox)
+        defer { daemon.stop() }
+        let refused = try await sandbox.curl("POST", "/v1/clock", body: #"{"advance":"PT1H"}"#)
+        #expect(refused.status == 409, "\(refused)")
+        #expect(errorCode(refused.body) == "clock_not_manual")
+        let cli = try await sandbox.nudge("clock", "advance", "1h")
+        #expect(cli.status == 1)
+        #expect(cli.stderr.contains("--clock manual"), "\(cli)")
+        let shown = try await sandbox.nudge("clock")
+        #expect(shown.stdout.contains("(wall clock)"), "\(shown)")
+    }
+}
