@@ -147,6 +147,8 @@ struct Options {
             default: throw usage
             }
         }
+        // The notify socket's path goes in NOTIFY_SOCKET, which must be absolute.
+        if !work.hasPrefix("/") { work = FileManager.default.currentDirectoryPath + "/" + work }
     }
 
     private var usage: BenchError {

@@ -11,13 +11,17 @@ import Synchronization
 final class EventHub: Sendable {
     /// What a watcher's stream carries: events, then possibly one last notice.
     enum Notice: Sendable {
-        case event(ReminderEvent)
+        /// An event, and its frame as the stream sends it, made once for every watcher.
+        case event(ReminderEvent, frame: [UInt8])
         /// The watcher fell more than `limit` bytes behind, and its stream ends here.
         case dropped(limit: Int)
     }
 
     /// How far behind a watcher may fall, in bytes.
     let byteLimit: Int
+    /// Makes the frames the streams send, one per event, in order.
+    typealias Render = @Sendable ([ReminderEvent]) -> [[UInt8]]
+    let render: Render
     /// What an event costs beyond its text and list name: its other fields, as the stream sends them, fit in this.
     static let eventOverhead = 256
 
@@ -30,8 +34,9 @@ final class EventHub: Sendable {
     /// Nil once finished: a stream subscribed after that ends at once.
     private let subscribers = Mutex<[UUID: Subscriber]?>([:])
 
-    init(byteLimit: Int = 1 << 20) {
+    init(byteLimit: Int = 1 << 20, render: @escaping Render = { $0.map { _ in [] } }) {
         self.byteLimit = byteLimit
+        self.render = render
     }
 
     /// Every event published from now on; it ends when the subscriber stops iterating, falls too far behind, or
@@ -53,8 +58,11 @@ final class EventHub: Sendable {
     /// How many streams are subscribed now.
     var subscriberCount: Int { subscribers.withLock { $0?.count ?? 0 } }
 
+    /// Hands `events` to every watcher. Each event is rendered once, however many watch, and not at all when none
+    /// does: a change pays for its events' frames, never per watcher.
     func publish(_ events: [ReminderEvent]) {
-        guard !events.isEmpty else { return }
+        guard !events.isEmpty, subscriberCount > 0 else { return }
+        let frames = render(events)
         let cost = events.reduce(0) { $0 + Self.cost(of: $1) }
         let (keeping, dropping) = subscribers.withLock { subscribers in
             var keeping: [AsyncStream<Notice>.Continuation] = []
@@ -73,7 +81,7 @@ final class EventHub: Sendable {
         }
         // Outside the lock: finishing runs `onTermination`, which takes it.
         for continuation in keeping {
-            for event in events { continuation.yield(.event(event)) }
+            for (event, frame) in zip(events, frames) { continuation.yield(.event(event, frame: frame)) }
         }
         for continuation in dropping {
             continuation.yield(.dropped(limit: byteLimit))
@@ -115,7 +123,7 @@ final class EventHub: Sendable {
 
             mutating func next() async -> Notice? {
                 let notice = await base.next()
-                if case .event(let event) = notice { hub.taken(event, by: id) }
+                if case .event(let event, _) = notice { hub.taken(event, by: id) }
                 return notice
             }
         }
@@ -140,6 +148,7 @@ struct EventReplay: AsyncSequence, Sendable {
     let since: Int?
     let history: History
     let live: EventHub.Subscription
+    let render: EventHub.Render
     let matches: @Sendable (ReminderEvent) -> Bool
 
     func makeAsyncIterator() -> Iterator {
@@ -167,14 +176,16 @@ struct EventReplay: AsyncSequence, Sendable {
                 let page = try replay.history(after)
                 if firstPage, page.dropped > 0 { buffered.append(.gap(dropped: page.dropped)) }
                 firstPage = false
-                buffered += page.events.map { .notice(.event($0)) }
+                buffered += zip(page.events, replay.render(page.events)).map { .notice(.event($0, frame: $1)) }
                 cursor = page.next
                 if page.next == nil { replayedThrough = page.latest }
                 await Task.yield()  // A long replay shares the thread with other requests.
             }
             if !buffered.isEmpty { return buffered.removeFirst() }
             while let notice = await live.next() {
-                if case .event(let event) = notice, event.id <= replayedThrough || !replay.matches(event) { continue }
+                if case .event(let event, _) = notice, event.id <= replayedThrough || !replay.matches(event) {
+                    continue
+                }
                 return .notice(notice)
             }
             return nil

@@ -18,7 +18,7 @@ import Synchronization
 /// the next one (group commit). If a write fails, the book is stale: before the next input uses it, the loop reloads
 /// it from what the store holds. Nothing is acknowledged that is not on disk, and nothing is read that is not.
 final class ReminderService: Service {
-    let events = EventHub()
+    let events = EventHub(render: APIHandler.frames)
     let writer: StoreWriter
     private let sinks: [SinkQueue]
     private let clock: any WallClock

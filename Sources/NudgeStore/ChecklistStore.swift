@@ -501,8 +501,9 @@ public struct StoreReport: Sendable {
         }
         lines.append(
             "lists: \(library.lists.count); items: \(items) (\(checked) checked); next item ID \(library.nextItemID), "
-                + "next list ID \(library.nextListID)"
+                + "next list ID \(library.nextListID), next event ID \(library.nextEventID)"
         )
+        lines += EventHistory.describe(path: path + ".events")
         return StoreReport(path: path, lines: lines)
     }
 }

@@ -154,6 +154,34 @@ final class EventHistory: Sendable {
         return (EventHistory(path: path, limits: limits, state: state), notes)
     }
 
+    /// For `--check-store`: what each history file holds, read without changing anything.
+    static func describe(path: String) -> [String] {
+        var lines: [String] = []
+        for file in [path + ".previous", path] {
+            do throws(StoreError) {
+                guard let bytes = try StoreFile(path: file).read(limit: ChecklistStore.maximumLogSize) else { continue }
+                var first: Int?
+                var last = 0
+                var count = 0
+                let torn = try framing.scan(bytes, path: file) { payload, offset throws(StoreError) in
+                    let record = try record(payload, at: offset, path: file)
+                    first = first ?? record.firstID
+                    last = record.lastID
+                    count += record.lastID - record.firstID + 1
+                }
+                lines.append(
+                    "event history \(file): \(count) events" + (first.map { ", IDs \($0) to \(last)" } ?? "")
+                        + (torn.map {
+                            "; \($0.length) bytes at byte \($0.offset) (\($0.reason)) are cut off at the next start"
+                        } ?? "")
+                )
+            } catch {
+                lines.append("\(error.description); the next start sets it aside and starts a new history")
+            }
+        }
+        return lines
+    }
+
     /// Reads one file of the history and opens it for appending; nil when it is missing and not to be created.
     private static func openPart(path: String, create: Bool, notes: inout [String]) throws(StoreError) -> Part? {
         let bytes = try StoreFile(path: path).read(limit: ChecklistStore.maximumLogSize)
@@ -366,16 +394,40 @@ final class EventHistory: Sendable {
         scanLimit: Int = 50_000,
         matching matches: (ReminderEvent) -> Bool = { _ in true }
     ) throws(StoreError) -> EventPage {
-        let (records, durable, firstKept) = state.withLock { state in
-            let all =
-                (state.previous.map { part in part.records.map { (part.file, $0) } } ?? [])
-                + state.current.records.map { (state.current.file, $0) }
-            let latestAt = all.last?.1.lastAt ?? .distantPast
-            let byCount = state.durable - limits.count + 1
-            let byAge = all.first { $0.1.lastAt >= latestAt - limits.age && $0.1.lastID <= state.durable }?.1.firstID
-            let firstKept = max(byCount, byAge ?? state.durable + 1, all.first?.1.firstID ?? state.durable + 1, 1)
-            let wanted = all.filter { $0.1.lastID > after && $0.1.lastID >= firstKept && $0.1.firstID <= state.durable }
-            return (wanted, state.durable, firstKept)
+        let (records, durable, firstKept, truncated) = state.withLock { state in
+            // Found by binary search, so a page costs what it reads, whatever the history holds.
+            let parts = [state.previous, state.current].compactMap { $0 }
+            let durable = state.durable
+            let latestAt = parts.last?.records.last { $0.lastID <= durable }?.lastAt ?? .distantPast
+            let cutoff = latestAt - limits.age
+            let byAge = parts.lazy.compactMap { part in
+                let index = Self.firstIndex(in: part.records) { $0.lastAt >= cutoff }
+                return index < part.records.count ? part.records[index].firstID : nil
+            }.first
+            let firstKept = max(
+                durable - limits.count + 1,
+                byAge ?? durable + 1,
+                parts.first?.records.first?.firstID ?? durable + 1,
+                1
+            )
+            let start = max(after + 1, firstKept)
+            var wanted: [(File, Record)] = []
+            var selected = 0
+            var truncated = false
+            for part in parts {
+                var index = Self.firstIndex(in: part.records) { $0.lastID >= start }
+                while index < part.records.count, part.records[index].firstID <= durable {
+                    guard selected < scanLimit else {
+                        truncated = true
+                        break
+                    }
+                    let record = part.records[index]
+                    wanted.append((part.file, record))
+                    selected += record.lastID - max(record.firstID, start) + 1
+                    index += 1
+                }
+            }
+            return (wanted, durable, firstKept, truncated)
         }
         let dropped = max(0, firstKept - 1 - after)
         var events: [ReminderEvent] = []
@@ -407,6 +459,18 @@ final class EventHistory: Sendable {
                 }
             }
         }
-        return EventPage(events: events, next: nil, dropped: dropped, latest: durable)
+        let lastRead = records.last.map { min($0.1.lastID, durable) }
+        return EventPage(events: events, next: truncated ? lastRead : nil, dropped: dropped, latest: durable)
+    }
+
+    /// The first index whose record `isAtOrPast` accepts, in records ordered so that it holds from some point on.
+    private static func firstIndex(in records: Deque<Record>, where isAtOrPast: (Record) -> Bool) -> Int {
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAtOrPast(records[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }

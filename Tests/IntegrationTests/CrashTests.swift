@@ -21,6 +21,7 @@ import Testing
         var book = Ledger()
         var killedMidCompaction = 0
         var compactions = 0
+        var lastEvent = 0
         for round in 0..<rounds {
             let directory = (sandbox.store as NSString).deletingLastPathComponent
             let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
@@ -45,6 +46,14 @@ import Testing
                 daemon.kill9()
                 return
             }
+            // The event history goes on from where the last round saw it: no event lost, none numbered twice.
+            let (events, latest) = try await Self.events(after: lastEvent, api)
+            #expect(latest >= lastEvent, "round \(round): the latest event went back from \(lastEvent) to \(latest)")
+            #expect(
+                events == Array((lastEvent + 1)..<(max(latest, lastEvent) + 1)),
+                "round \(round): the history after event \(lastEvent) has a gap or a repeat"
+            )
+            lastEvent = latest
 
             // Clients change items until the kill, which lands right after a random number of acknowledged changes,
             // with the other clients' requests under way.
@@ -74,6 +83,21 @@ import Testing
         #expect(book.acknowledged > rounds * 10, "too few changes were made to show anything")
     }
 
+    /// The IDs of the events after `after` that the history holds, and the latest.
+    static func events(after: Int, _ api: FullDiskTests.API) async throws -> (ids: [Int], latest: Int) {
+        var ids: [Int] = []
+        var cursor: Int? = after
+        var latest = after
+        while let since = cursor {
+            let page = try await api.send("GET", "/v1/events?follow=false&limit=10000&since=\(since)", nil).json
+            let fields = page as? [String: Any] ?? [:]
+            ids += (fields["events"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
+            latest = fields["latest"] as? Int ?? latest
+            cursor = fields["next"] as? Int
+        }
+        return (ids, latest)
+    }
+
     /// One client, one request at a time, on its own items: adds, edits the text, deletes. A request that gets no
     /// answer (the kill) is recorded as uncertain: either outcome may be on disk.
     static func runClient(
@@ -93,7 +117,12 @@ import Testing
                 switch choice {
                 case 0, 1:  // As many deletes as creates, so the store stays small and each restart quick.
                     ledger.withLock { $0.pendingCreates[text] = client }
-                    let answer = try await api.send("POST", "/v1/items", ["text": text, "shouldRemind": false])
+                    // Due far ahead, so each create, edit and delete is also a scheduler decision (an event).
+                    let answer = try await api.send(
+                        "POST",
+                        "/v1/items",
+                        ["text": text, "dueDate": "2030-01-01T00:00:00Z", "shouldRemind": true]
+                    )
                     guard answer.acknowledged, let itemID = answer.itemID else { throw Failure("\(answer)") }
                     ledger.withLock { $0.created(itemID, text: text, by: client) }
                 case 2:

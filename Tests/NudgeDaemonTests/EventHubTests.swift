@@ -23,7 +23,7 @@ import Testing
         var reader = hub.subscribe().makeAsyncIterator()
         for itemID in 1...10 {
             hub.publish([Self.event(itemID, text: Self.text)])
-            guard case .event(let event) = await reader.next() else {
+            guard case .event(let event, _) = await reader.next() else {
                 Issue.record("the reader missed event \(itemID)")
                 return
             }
@@ -34,7 +34,7 @@ import Testing
         var notices: [String] = []
         for await notice in stalled {
             switch notice {
-            case .event(let event): notices.append("event \(event.itemID)")
+            case .event(let event, _): notices.append("event \(event.itemID)")
             case .dropped(let limit): notices.append("dropped past \(limit)")
             }
         }

@@ -145,9 +145,10 @@ struct APIHandler: APIProtocol {
             since: since,
             history: { [service] after in try service.eventPage(after: after, limit: limit, matching: matches) },
             live: service.events.subscribe(),
+            render: Self.frames,
             matches: matches
         )
-        let events = replay.map { element in
+        let frames = replay.map { element -> ArraySlice<UInt8> in
             switch element {
             case .gap(let dropped):
                 let gap = Components.Schemas.Gap(
@@ -155,25 +156,41 @@ struct APIHandler: APIProtocol {
                     message: "\(dropped) events after \(since ?? 0) are no longer in the history (it keeps the latest "
                         + "--history-events, of the last --history-age); the stream goes on after them"
                 )
-                return ServerSentEvent(event: "gap", data: try Self.json(gap, encoder))
-            case .notice(.event(let event)):
-                let wire = Components.Schemas.Event(event)
-                return ServerSentEvent(
-                    id: String(event.id),
-                    event: wire.kind.rawValue,
-                    data: try Self.json(wire, encoder)
-                )
+                return Self.frame(event: "gap", data: try encoder.encode(gap))
+            case .notice(.event(_, let frame)):
+                return frame[...]
             case .notice(.dropped(let limit)):
                 let dropped = Components.Schemas.Dropped(
                     limit: limit,
                     message: "this watcher fell more than \(limit) bytes of events behind, so nudged ended its stream; "
                         + "read faster, or reconnect with the last event ID seen to pick up where it left off"
                 )
-                return ServerSentEvent(event: "dropped", data: try Self.json(dropped, encoder))
+                return Self.frame(event: "dropped", data: try encoder.encode(dropped))
             }
         }
-        let body = HTTPBody(events.asEncodedServerSentEvents(), length: .unknown, iterationBehavior: .single)
+        let body = HTTPBody(frames, length: .unknown, iterationBehavior: .single)
         return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .textEventStream(body)))
+    }
+
+    /// Events as the stream sends them: `id:`, `event:` (the kind) and one `data:` line of the `Event` as JSON (which
+    /// never holds a raw newline). Made once per event for every watcher (`EventHub.render`).
+    @Sendable static func frames(_ events: [ReminderEvent]) -> [[UInt8]] {
+        let encoder = APICoding.encoder()
+        return events.map { event in
+            // An `Event` is strings, numbers and instants: encoding it cannot fail.
+            let data = (try? encoder.encode(Components.Schemas.Event(event))) ?? Data()
+            return Array(frame(id: event.id, event: event.kind.rawValue, data: data))
+        }
+    }
+
+    private static func frame(id: Int? = nil, event: String, data: Data) -> ArraySlice<UInt8> {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(data.count + 48)
+        if let id { bytes += Array("id: \(id)\n".utf8) }
+        bytes += Array("event: \(event)\ndata: ".utf8)
+        bytes += data
+        bytes += Array("\n\n".utf8)
+        return bytes[...]
     }
 
     /// Where a stream or page starts: `since`, else the `Last-Event-ID` an `EventSource` sends on reconnecting.
@@ -226,9 +243,5 @@ struct APIHandler: APIProtocol {
         }
         let now = try await service.moveClock(to: target)
         return .ok(.init(body: .json(.init(now: Instant(now), mode: .manual))))
-    }
-
-    private static func json(_ value: some Encodable, _ encoder: JSONEncoder) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
