@@ -22,6 +22,8 @@ import NudgeStore
         do {
             if options.mode == "watchers" {
                 try await WatchersBench.run(options, http: http)
+            } else if options.mode == "firing" {
+                try await FiringBench.run(options, http: http)
             } else {
                 try await run(options, http: http)
             }
@@ -110,7 +112,7 @@ import NudgeStore
 }
 
 struct Options {
-    /// `store` or `watchers`.
+    /// `store`, `watchers` or `firing`.
     var mode = "store"
     var nudged = ".build/release/nudged"
     var sizes = [1_000, 100_000, 1_000_000]
@@ -123,12 +125,14 @@ struct Options {
     var clients = 16
     var operationsPerClient = 250
     var watchers = 100
+    var burst = 10_000
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
-        guard let mode = arguments.popFirst(), ["store", "watchers"].contains(mode) else { throw usage }
+        guard let mode = arguments.popFirst(), ["store", "watchers", "firing"].contains(mode) else { throw usage }
         self.mode = mode
         if mode == "watchers" { edits = 1000 }
+        if mode == "firing" { sizes = [1_000_000] }
         while let flag = arguments.popFirst() {
             if flag == "--full-log" {
                 fullLog = true
@@ -144,6 +148,8 @@ struct Options {
             case "--edits": edits = Int(value) ?? edits
             case "--operations": operationsPerClient = Int(value) ?? operationsPerClient
             case "--watchers": watchers = Int(value) ?? watchers
+            case "--items": sizes = [Int(value) ?? 1_000_000]
+            case "--burst": burst = Int(value) ?? burst
             default: throw usage
             }
         }
@@ -155,7 +161,8 @@ struct Options {
         BenchError(
             "usage: nudge-bench store [--nudged PATH] [--sizes 1000,100000] [--runs N] [--layout 1|2] [--work DIR] "
                 + "[--edits N] [--operations N] [--full-log]\n"
-                + "       nudge-bench watchers [--nudged PATH] [--watchers N] [--edits N] [--runs N] [--work DIR]"
+                + "       nudge-bench watchers [--nudged PATH] [--watchers N] [--edits N] [--runs N] [--work DIR]\n"
+                + "       nudge-bench firing [--nudged PATH] [--items N] [--burst N] [--work DIR]"
         )
     }
 }

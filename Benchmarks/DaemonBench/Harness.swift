@@ -14,8 +14,16 @@ struct StoreTemplate {
 
     /// With `fullLog`, the store also has a change log of single-change records up to the compaction threshold, as
     /// a crash just before a compaction would leave it: the slowest start there can be.
-    static func prepare(items: Int, layout: Int, fullLog: Bool, in work: String) throws -> StoreTemplate {
-        let directory = "\(work)/store-\(items)-v\(layout)" + (fullLog ? "-full-log" : "")
+    /// Items are due a second apart from 30 days ahead, unless `dueDates` says when (then the store is named `name`).
+    static func prepare(
+        items: Int,
+        layout: Int,
+        fullLog: Bool,
+        in work: String,
+        name: String? = nil,
+        dueDates: ((Int) -> Date)? = nil
+    ) throws -> StoreTemplate {
+        let directory = "\(work)/" + (name ?? "store-\(items)-v\(layout)" + (fullLog ? "-full-log" : ""))
         let files = layout == 1 ? ["Checklists.plist"] : ["Checklists.plist", "Checklists.plist.log"]
         let template = StoreTemplate(directory: directory, items: items, files: files)
         if FileManager.default.fileExists(atPath: directory + "/ready") { return template }
@@ -26,14 +34,15 @@ struct StoreTemplate {
         let store = try ChecklistStore.open(path: path)
         var library = store.library
         let due = Date() + 30 * 86_400
+        let dueDate = dueDates ?? { due + Double($0) }
         var batch: [ChecklistChange] = []
         for number in 1...items {
             let change = try library.makeAddItem(
                 text: "item \(number) to do",
                 listID: 1,
-                dueDate: due + Double(number),
+                dueDate: dueDate(number),
                 shouldRemind: true,
-                now: Date()
+                now: min(Date(), dueDate(number) - 3600)
             )
             try library.apply(change)
             batch.append(change)
@@ -118,7 +127,7 @@ final class RunningDaemon: Sendable {
     private let notify: Int32
     private let started: ContinuousClock.Instant
 
-    init(nudged: String, directory: String) throws {
+    init(nudged: String, directory: String, arguments: [String] = []) throws {
         let notify = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         self.notify = notify
         var address = sockaddr_un()
@@ -138,9 +147,10 @@ final class RunningDaemon: Sendable {
 
         process = Process()
         process.executableURL = URL(fileURLWithPath: nudged)
-        process.arguments = [
-            "--store", directory + "/Checklists.plist", "--socket", directory + "/nudged.sock", "--sinks", "log",
-        ]
+        process.arguments =
+            [
+                "--store", directory + "/Checklists.plist", "--socket", directory + "/nudged.sock", "--sinks", "log",
+            ] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifyPath
         process.environment = environment
@@ -233,7 +243,7 @@ struct API: Sendable {
         return started.duration(to: .now)
     }
 
-    private func send(_ method: String, _ path: String, body: String? = nil) async throws -> Data {
+    func send(_ method: String, _ path: String, body: String? = nil) async throws -> Data {
         guard let url = URL(httpURLWithSocketPath: socket, uri: path) else { throw BenchError("bad socket path") }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .init(rawValue: method)
@@ -241,7 +251,7 @@ struct API: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await http.execute(request, timeout: .seconds(120))
+        let response = try await http.execute(request, timeout: .seconds(3600))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         guard (200..<300).contains(response.status.code) else {
             throw BenchError("\(method) \(path): \(response.status) \(String(buffer: bytes))")

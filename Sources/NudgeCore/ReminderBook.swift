@@ -27,6 +27,13 @@ public struct ReminderBook: Sendable {
 
         public var deliveries: [Delivery] { SchedulerOutput(actions: actions).deliveries }
 
+        /// Another operation's outcome after this one's, as if they were one.
+        public mutating func append(contentsOf other: Outcome) {
+            changes += other.changes
+            actions += other.actions
+            events += other.events
+        }
+
         mutating func append(_ output: SchedulerOutput) {
             actions += output.actions
             events += output.events

@@ -300,8 +300,10 @@ final class ReminderService: Service {
     }
 
     /// Moves the manual clock to `target`, forward or back. Every reminder due on the way fires at its own instant,
-    /// in due order, each instant's decisions one commit; the answer comes once the last of them is durable and
-    /// carried out (delivered to the sinks' queues, published). Under the wall clock, refused.
+    /// in due order (the clock reads that instant as it fires); the answer comes once all of it is durable and
+    /// carried out (delivered to the sinks' queues, published). The decisions go to the writer in commits of about
+    /// `clockCommitSize` events, so a day of a million reminders is a thousand records, not a million. Under the
+    /// wall clock, refused.
     func moveClock(to target: @escaping @Sendable (Date) -> Date) async throws -> Date {
         guard let manual = clock as? ManualWallClock else {
             throw APIFailure(
@@ -315,21 +317,27 @@ final class ReminderService: Service {
             let request: @Sendable (inout State) -> [Commit] = { state in
                 let goal = target(manual.now())
                 var commits: [Commit] = []
-                // Each due instant in turn: the clock reads that instant while its reminders fire.
+                var decided = ReminderBook.Outcome()
                 while let due = state.book.scheduler.nextDue, due <= goal {
                     manual.set(max(due, manual.now()))
-                    commits.append(state.commit(state.book.advance()) { _ in })
+                    decided.append(contentsOf: state.book.advance())
+                    if decided.events.count >= Self.clockCommitSize {
+                        commits.append(state.commit(decided) { _ in })
+                        decided = ReminderBook.Outcome()
+                    }
                 }
                 manual.set(goal)
-                let last = state.commit(state.book.advance()) { result in
-                    continuation.resume(with: result.map { goal })
-                }
+                decided.append(contentsOf: state.book.advance())
+                let last = state.commit(decided) { result in continuation.resume(with: result.map { goal }) }
                 return commits + [last]
             }
             let refuse: @Sendable () -> Void = { continuation.resume(throwing: APIFailure.stopping) }
             if case .terminated = input.yield(.request(apply: request, refuse: refuse)) { refuse() }
         }
     }
+
+    /// About how many decisions one commit of a clock move holds.
+    static let clockCommitSize = 1_000
 
     // MARK: The loop
 

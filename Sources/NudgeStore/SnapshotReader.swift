@@ -277,8 +277,12 @@ private struct Reader {
         return Int(offset)
     }
 
+    /// An object reference: an index into the offset table, so anything past its end is no reference at all (and
+    /// an eight-byte one might not even fit in an Int).
     private func reference(at position: Int) throws(GaveUp) -> Int {
-        Int(try bigEndian(position, referenceSize))
+        let object = try bigEndian(position, referenceSize)
+        guard object < UInt64(objectCount) else { throw GaveUp() }
+        return Int(object)
     }
 
     private func byte(_ position: Int) throws(GaveUp) -> UInt8 {
