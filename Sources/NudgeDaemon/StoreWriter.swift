@@ -41,6 +41,10 @@ final class StoreWriter: Sendable {
         self.launch = launch
     }
 
+    /// The most changes and events one record gathers from waiting commits: some 5 MiB, where a burst of commits
+    /// (a clock move over a day of a million reminders) would otherwise make one record of hundreds.
+    static let maximumRecordEntries = 10_000
+
     static func onNewThread(_ drain: @escaping @Sendable () -> Void) {
         startThread(named: "nudged-writer", drain)
     }
@@ -92,9 +96,19 @@ final class StoreWriter: Sendable {
     private func drain() {
         while true {
             let batch = state.withLock { state in
-                defer { state.waiting = [] }
-                if state.waiting.isEmpty { state.writing = false }
-                return state.waiting
+                // Commits in order, up to `maximumRecordEntries` changes and events together (a single larger commit
+                // goes alone): however much waits, a record stays far below the log's record limit.
+                var taken = 0
+                var entries = 0
+                for commit in state.waiting {
+                    let size = commit.changes.count + commit.events.count
+                    if taken > 0 && entries + size > Self.maximumRecordEntries { break }
+                    entries += size
+                    taken += 1
+                }
+                defer { state.waiting.removeFirst(taken) }
+                if taken == 0 { state.writing = false }
+                return Array(state.waiting.prefix(taken))
             }
             guard !batch.isEmpty else { return }
             do {

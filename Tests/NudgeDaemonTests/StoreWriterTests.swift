@@ -40,6 +40,28 @@ import Testing
         }
     }
 
+    @Test func aRecordGathersWaitingCommitsOnlyUpToItsBoundAndTheRestFollowInOrder() async throws {
+        try await withStore { store in
+            let held = Mutex<[@Sendable () -> Void]>([])
+            let writer = StoreWriter(store: store) { drain in held.withLock { $0.append(drain) } }
+            // Five commits of 4,000 items each: two fit under the bound of 10,000 entries, so three records.
+            let perCommit = 4_000
+            let queued = (0..<5).map { commit in
+                writer.submit(
+                    (1...perCommit).map { offset in
+                        let itemID = commit * perCommit + offset
+                        return .putItem(ChecklistItem(itemID: itemID, text: "item", createdAt: Date()), listID: 1)
+                    },
+                    generation: 0
+                )
+            }
+            for drain in held.withLock({ $0 }) { StoreWriter.onNewThread(drain) }
+            for commit in queued { try await commit.durable() }
+            #expect(writer.writeCount == 3)
+            #expect(store.library.itemCount == 5 * perCommit)
+        }
+    }
+
     @Test func aFailedWriteFailsEveryCommitBehindItUntilResynchronized() async throws {
         try await withStore { store in
             let writer = StoreWriter(store: store)
