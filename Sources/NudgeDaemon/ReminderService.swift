@@ -313,26 +313,21 @@ final class ReminderService: Service {
                     + "to drive time yourself"
             )
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            let request: @Sendable (inout State) -> [Commit] = { state in
-                let goal = target(manual.now())
-                var commits: [Commit] = []
-                var decided = ReminderBook.Outcome()
-                while let due = state.book.scheduler.nextDue, due <= goal {
-                    manual.set(max(due, manual.now()))
-                    decided.append(contentsOf: state.book.advance())
-                    if decided.events.count >= Self.clockCommitSize {
-                        commits.append(state.commit(decided) { _ in })
-                        decided = ReminderBook.Outcome()
-                    }
+        return try await perform { book in
+            let goal = target(manual.now())
+            var steps: [ReminderBook.Outcome] = []
+            var decided = ReminderBook.Outcome()
+            while let due = book.scheduler.nextDue, due <= goal {
+                manual.set(max(due, manual.now()))
+                decided.append(contentsOf: book.advance())
+                if decided.events.count >= Self.clockCommitSize {
+                    steps.append(decided)
+                    decided = ReminderBook.Outcome()
                 }
-                manual.set(goal)
-                decided.append(contentsOf: state.book.advance())
-                let last = state.commit(decided) { result in continuation.resume(with: result.map { goal }) }
-                return commits + [last]
             }
-            let refuse: @Sendable () -> Void = { continuation.resume(throwing: APIFailure.stopping) }
-            if case .terminated = input.yield(.request(apply: request, refuse: refuse)) { refuse() }
+            manual.set(goal)
+            decided.append(contentsOf: book.advance())
+            return (goal, steps + [decided])
         }
     }
 
@@ -353,15 +348,28 @@ final class ReminderService: Service {
     private func perform<Value: Sendable>(
         _ operation: @escaping @Sendable (inout ReminderBook) throws -> (Value, ReminderBook.Outcome)
     ) async throws -> Value {
+        try await perform { book in
+            let (value, outcome) = try operation(&book)
+            return (value, [outcome])
+        }
+    }
+
+    /// `perform` for an operation made of steps, each committed on its own, in order; the answer comes once the last
+    /// of them is durable and carried out (commits complete in the order they were submitted).
+    private func perform<Value: Sendable>(
+        _ operation: @escaping @Sendable (inout ReminderBook) throws -> (Value, [ReminderBook.Outcome])
+    ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             let request: @Sendable (inout State) -> [Commit] = { state in
                 do {
-                    let (value, outcome) = try operation(&state.book)
-                    if outcome.isEmpty {
+                    let (value, outcomes) = try operation(&state.book)
+                    let steps = outcomes.filter { !$0.isEmpty }
+                    guard let last = steps.last else {
                         continuation.resume(returning: value)
                         return []
                     }
-                    return [state.commit(outcome) { continuation.resume(with: $0.map { value }) }]
+                    return steps.dropLast().map { state.commit($0) { _ in } }
+                        + [state.commit(last) { continuation.resume(with: $0.map { value }) }]
                 } catch {
                     continuation.resume(throwing: error)
                     return []

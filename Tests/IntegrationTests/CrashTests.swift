@@ -47,7 +47,8 @@ import Testing
                 return
             }
             // The event history goes on from where the last round saw it: no event lost, none numbered twice.
-            let (events, latest) = try await Self.events(after: lastEvent, api)
+            let (history, latest) = try await api.history(since: lastEvent)
+            let events = history.compactMap { $0["id"] as? Int }
             #expect(latest >= lastEvent, "round \(round): the latest event went back from \(lastEvent) to \(latest)")
             #expect(
                 events == Array((lastEvent + 1)..<(max(latest, lastEvent) + 1)),
@@ -81,21 +82,6 @@ import Testing
                 + "snapshot or log behind"
         )
         #expect(book.acknowledged > rounds * 10, "too few changes were made to show anything")
-    }
-
-    /// The IDs of the events after `after` that the history holds, and the latest.
-    static func events(after: Int, _ api: FullDiskTests.API) async throws -> (ids: [Int], latest: Int) {
-        var ids: [Int] = []
-        var cursor: Int? = after
-        var latest = after
-        while let since = cursor {
-            let page = try await api.send("GET", "/v1/events?follow=false&limit=10000&since=\(since)", nil).json
-            let fields = page as? [String: Any] ?? [:]
-            ids += (fields["events"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
-            latest = fields["latest"] as? Int ?? latest
-            cursor = fields["next"] as? Int
-        }
-        return (ids, latest)
     }
 
     /// One client, one request at a time, on its own items: adds, edits the text, deletes. A request that gets no

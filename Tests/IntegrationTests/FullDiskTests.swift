@@ -149,7 +149,8 @@ import Testing
             var itemID: Int? { (json as? [String: Any])?["itemID"] as? Int }
         }
 
-        func send(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> Answer {
+        /// One request, and whatever the answer was.
+        func request(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Answer {
             var request = HTTPClientRequest(url: url(path))
             request.method = .init(rawValue: method)
             if let body {
@@ -157,9 +158,15 @@ import Testing
                 request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
             }
             let response = try await http.execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 16 << 20)
+            let bytes = try await response.body.collect(upTo: 64 << 20)
             let json = try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))
-            let status = Int(response.status.code)
+            return Answer(status: Int(response.status.code), json: json)
+        }
+
+        /// One request whose answer is a success or the store's refusal; anything else throws.
+        func send(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> Answer {
+            let answer = try await request(method, path, body)
+            let (status, json) = (answer.status, answer.json)
             // A refusal must be the store's, not anything else going wrong.
             if !(200..<300).contains(status) {
                 let code = ((json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String ?? "?"
@@ -167,7 +174,7 @@ import Testing
                     throw Failure("\(method) \(path) answered \(status) \(code): \(json ?? "no JSON")")
                 }
             }
-            return Answer(status: status, json: json)
+            return answer
         }
 
         /// `path` on nudged's socket, as AsyncHTTPClient names it: the socket's path percent-encoded as the host.
@@ -265,5 +272,30 @@ final class SmallDisk: Sendable {
                 throw Failure("filling \(path): errno \(errno)")
             }
         }
+    }
+}
+
+extension FullDiskTests.API {
+    /// Sends and expects a 2xx answer, as JSON.
+    func ok(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+        let answer = try await request(method, path, body)
+        guard answer.acknowledged else {
+            throw Failure("\(method) \(path) answered \(answer.status): \(answer.json ?? "")")
+        }
+        return answer.json as? [String: Any] ?? [:]
+    }
+
+    /// The whole history after `since`, page by page, and the latest event ID the daemon named.
+    func history(since: Int = 0) async throws -> (events: [[String: Any]], latest: Int) {
+        var events: [[String: Any]] = []
+        var cursor: Int? = since
+        var latest = since
+        while let after = cursor {
+            let page = try await ok("GET", "/v1/events?follow=false&limit=10000&since=\(after)")
+            events += page["events"] as? [[String: Any]] ?? []
+            latest = page["latest"] as? Int ?? latest
+            cursor = page["next"] as? Int
+        }
+        return (events, latest)
     }
 }

@@ -17,52 +17,13 @@ final class Flag: Sendable {
     static let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
 
     /// One client over the socket, keeping its connection.
-    struct Client: Sendable {
-        let http: HTTPClient
-        let socket: String
-
-        func send(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> (Int, Any?) {
-            let url = "http+unix://" + (socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-            var request = HTTPClientRequest(url: url + path)
-            request.method = .init(rawValue: method)
-            if let body {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-            }
-            let response = try await http.execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 64 << 20)
-            return (Int(response.status.code), try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)))
-        }
-
-        /// Sends and expects a 2xx answer, as JSON.
-        func ok(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
-            let (status, json) = try await send(method, path, body)
-            guard (200..<300).contains(status) else {
-                throw Failure("\(method) \(path) answered \(status): \(json ?? "")")
-            }
-            return json as? [String: Any] ?? [:]
-        }
-
-        /// The whole history after `since`, page by page.
-        func history(since: Int = 0, query: String = "") async throws -> [[String: Any]] {
-            var events: [[String: Any]] = []
-            var cursor: Int? = since
-            while let after = cursor {
-                let page = try await ok("GET", "/v1/events?follow=false&limit=10000&since=\(after)\(query)")
-                events += page["events"] as? [[String: Any]] ?? []
-                cursor = page["next"] as? Int
-            }
-            return events
-        }
-    }
-
     static func withClient<Result>(
         _ sandbox: Sandbox,
-        _ body: (Client) async throws -> Result
+        _ body: (FullDiskTests.API) async throws -> Result
     ) async throws -> Result {
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            let result = try await body(Client(http: http, socket: sandbox.socket))
+            let result = try await body(FullDiskTests.API(http: http, socket: sandbox.socket))
             try await http.shutdown()
             return result
         } catch {
@@ -113,7 +74,7 @@ final class Flag: Sendable {
         let driven = ContinuousClock.now - started
         print("a year of hourly edits on the manual clock: \(hours) hours driven in \(driven)")
 
-        let events = try await Self.withClient(sandbox) { try await $0.history() }
+        let events = try await Self.withClient(sandbox) { try await $0.history().events }
         // Every event, numbered 1, 2, 3, … with none missing, and all about the one item.
         #expect(events.map { $0["id"] as? Int ?? 0 } == Array(1...events.count))
         #expect(events.allSatisfy { $0["itemID"] as? Int == itemID })
