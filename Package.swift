@@ -29,7 +29,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
-        // Model, ID allocation, the replacement scheduler, events and time input. No I/O.
+        // Model, ID allocation, the replacement scheduler, events, time input and calendar expressions. No I/O but
+        // reading the time zone database (/usr/share/zoneinfo), as Foundation does.
         .target(name: "NudgeCore", dependencies: [.product(name: "HeapModule", package: "swift-collections")]),
         // The one place that talks to the system: system calls with typed errors, threads, Unix socket addresses,
         // a clock that sleeps on NIO's event loops.
@@ -134,7 +135,7 @@ let package = Package(
             path: "Benchmarks/DaemonBench"
         ),
         .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
-        .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"]),
+        .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"], exclude: ["Fixtures"]),
         .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore"]),
         .testTarget(
             name: "NudgeDaemonTests",

@@ -24,6 +24,8 @@ import NudgeStore
                 try await WatchersBench.run(options, http: http)
             } else if options.mode == "firing" {
                 try await FiringBench.run(options, http: http)
+            } else if options.mode == "calendar" {
+                try await CalendarBench.run(options)
             } else {
                 try await run(options, http: http)
             }
@@ -112,7 +114,7 @@ import NudgeStore
 }
 
 struct Options {
-    /// `store`, `watchers` or `firing`.
+    /// `store`, `watchers`, `firing` or `calendar`.
     var mode = "store"
     var nudged = ".build/release/nudged"
     var sizes = [1_000, 100_000, 1_000_000]
@@ -129,10 +131,13 @@ struct Options {
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
-        guard let mode = arguments.popFirst(), ["store", "watchers", "firing"].contains(mode) else { throw usage }
+        guard let mode = arguments.popFirst(), ["store", "watchers", "firing", "calendar"].contains(mode) else {
+            throw usage
+        }
         self.mode = mode
         if mode == "watchers" { edits = 1000 }
         if mode == "firing" { sizes = [1_000_000] }
+        if mode == "calendar" { sizes = [100_000] }
         while let flag = arguments.popFirst() {
             if flag == "--full-log" {
                 fullLog = true
@@ -162,7 +167,8 @@ struct Options {
             "usage: nudge-bench store [--nudged PATH] [--sizes 1000,100000] [--runs N] [--layout 1|2] [--work DIR] "
                 + "[--edits N] [--operations N] [--full-log]\n"
                 + "       nudge-bench watchers [--nudged PATH] [--watchers N] [--edits N] [--runs N] [--work DIR]\n"
-                + "       nudge-bench firing [--nudged PATH] [--items N] [--burst N] [--work DIR]"
+                + "       nudge-bench firing [--nudged PATH] [--items N] [--burst N] [--work DIR]\n"
+                + "       nudge-bench calendar [--nudged PATH] [--items N] [--runs N] [--work DIR]"
         )
     }
 }

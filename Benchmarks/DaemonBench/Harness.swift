@@ -14,14 +14,16 @@ struct StoreTemplate {
 
     /// With `fullLog`, the store also has a change log of single-change records up to the compaction threshold, as
     /// a crash just before a compaction would leave it: the slowest start there can be.
-    /// Items are due a second apart from 30 days ahead, unless `dueDates` says when (then the store is named `name`).
+    /// Items are due a second apart from 30 days ahead, unless `dueDates` says when (then the store is named `name`);
+    /// with `repeatRules`, item N repeats by rule N modulo their count, from its due date on.
     static func prepare(
         items: Int,
         layout: Int,
         fullLog: Bool,
         in work: String,
         name: String? = nil,
-        dueDates: ((Int) -> Date)? = nil
+        dueDates: ((Int) -> Date)? = nil,
+        repeatRules: [String] = []
     ) throws -> StoreTemplate {
         let directory = "\(work)/" + (name ?? "store-\(items)-v\(layout)" + (fullLog ? "-full-log" : ""))
         let files = layout == 1 ? ["Checklists.plist"] : ["Checklists.plist", "Checklists.plist.log"]
@@ -42,6 +44,7 @@ struct StoreTemplate {
                 listID: 1,
                 dueDate: dueDate(number),
                 shouldRemind: true,
+                repeatRule: repeatRules.isEmpty ? nil : repeatRules[number % repeatRules.count],
                 now: min(Date(), dueDate(number) - 3600)
             )
             try library.apply(change)

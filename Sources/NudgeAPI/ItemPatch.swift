@@ -3,7 +3,7 @@ import NudgeCore
 @_spi(Generated) import OpenAPIRuntime
 
 /// `ItemPatch` in the document (`PATCH /v1/items/{id}`), written by hand: fields left out stay as they are, and
-/// `"dueDate": null` removes the due date. A generated type reads a null field and a missing one alike
+/// `"dueDate": null` removes the due date, `"repeat": null` the repeat rule. A generated type reads a null field and a missing one alike
 /// (swift-openapi-generator issue 419), so it could not say which the client meant.
 public struct ItemPatch: Codable, Hashable, Sendable {
     /// The fields the patch changes, as the core takes them; a list named by its ID is already in `edit.listID`.
@@ -16,20 +16,26 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         self.list = list
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable { case text, checked, dueDate, shouldRemind, listID, list }
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case text, checked, dueDate, shouldRemind, listID, list
+        case repeatRule = "repeat"
+    }
 
     public init(from decoder: any Decoder) throws {
         // The same refusal of unknown fields, and the same message, as the generated types.
         try decoder.ensureNoAdditionalProperties(knownKeys: Set(CodingKeys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let clearsDueDate = container.contains(.dueDate) ? try container.decodeNil(forKey: .dueDate) : false
+        let clearsRepeat = container.contains(.repeatRule) ? try container.decodeNil(forKey: .repeatRule) : false
         edit = ItemEdit(
             text: try container.decodeIfPresent(String.self, forKey: .text),
             checked: try container.decodeIfPresent(Bool.self, forKey: .checked),
             dueDate: clearsDueDate ? nil : try container.decodeIfPresent(Instant.self, forKey: .dueDate)?.date,
             clearsDueDate: clearsDueDate,
             shouldRemind: try container.decodeIfPresent(Bool.self, forKey: .shouldRemind),
-            listID: try container.decodeIfPresent(Int.self, forKey: .listID)
+            listID: try container.decodeIfPresent(Int.self, forKey: .listID),
+            repeatRule: clearsRepeat ? nil : try container.decodeIfPresent(String.self, forKey: .repeatRule),
+            clearsRepeat: clearsRepeat
         )
         list = try container.decodeIfPresent(String.self, forKey: .list)
     }
@@ -44,6 +50,11 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             try container.encodeIfPresent(edit.dueDate.map(Instant.init), forKey: .dueDate)
         }
         try container.encodeIfPresent(edit.shouldRemind, forKey: .shouldRemind)
+        if edit.clearsRepeat {
+            try container.encodeNil(forKey: .repeatRule)
+        } else {
+            try container.encodeIfPresent(edit.repeatRule, forKey: .repeatRule)
+        }
         try container.encodeIfPresent(edit.listID, forKey: .listID)
         try container.encodeIfPresent(list, forKey: .list)
     }

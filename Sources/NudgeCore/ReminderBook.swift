@@ -9,6 +9,8 @@ public struct ReminderBook: Sendable {
     public private(set) var library: ChecklistLibrary
     public private(set) var scheduler: ReminderScheduler
     public let clock: any WallClock
+    /// The zone repeat rules are evaluated in, unless a rule names its own: the daemon's.
+    public var timeZone: TimeZone { scheduler.timeZone }
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -43,11 +45,12 @@ public struct ReminderBook: Sendable {
     public init(
         library: ChecklistLibrary,
         clock: any WallClock = SystemWallClock(),
-        catchUpWindow: TimeInterval = ReminderScheduler.defaultCatchUpWindow
+        catchUpWindow: TimeInterval = ReminderScheduler.defaultCatchUpWindow,
+        timeZone: TimeZone = .current
     ) {
         self.library = library
         self.clock = clock
-        self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow)
+        self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow, timeZone: timeZone)
     }
 
     /// Call once after loading: schedules every reminder the library holds, fires late what fell due unhandled
@@ -96,12 +99,14 @@ public struct ReminderBook: Sendable {
 
     // MARK: Items
 
-    /// Adds an item with a newly allocated ID and schedules its reminder if it wants one.
+    /// Adds an item with a newly allocated ID and schedules its reminder if it wants one. A recurring item is due
+    /// at its rule's first occurrence at or after `dueDate` (or after now).
     public mutating func addItem(
         text: String,
         listID: Int,
         dueDate: Date? = nil,
-        shouldRemind: Bool = false
+        shouldRemind: Bool = false,
+        repeatRule: String? = nil
     ) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
         let change = try library.makeAddItem(
@@ -109,15 +114,26 @@ public struct ReminderBook: Sendable {
             listID: listID,
             dueDate: dueDate,
             shouldRemind: shouldRemind,
-            now: now
+            repeatRule: repeatRule,
+            now: now,
+            timeZone: timeZone
         )
         return try put(change, now: now)
     }
 
-    /// Edits an item (any field, checking it off included): its reminder is replaced, or cancelled.
+    /// Edits an item (any field, checking it off included): its reminder is replaced, or cancelled. Checking off
+    /// a recurring item completes one occurrence, reported as `completed`.
     public mutating func editItem(itemID: Int, _ edit: ItemEdit) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
-        return try put(library.makeEditItem(itemID: itemID, edit, now: now), now: now)
+        let before = library.item(id: itemID)?.completedThrough
+        let change = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone)
+        guard case .putItem(let item, let listID) = change, let completed = item.completedThrough,
+            completed != before, let listName = library.list(id: listID)?.name
+        else { return try put(change, now: now) }
+        let reminder = Reminder(itemID: itemID, text: item.text, listName: listName, due: completed)
+        var (edited, outcome) = try put(change, now: now, numbering: false)
+        outcome.events.insert(ReminderEvent(.completed, of: reminder, at: now), at: 0)
+        return (edited, numbered(outcome))
     }
 
     /// Removes an item, cancelling its reminder.
@@ -131,7 +147,9 @@ public struct ReminderBook: Sendable {
 
     // MARK: Private
 
-    private mutating func put(_ change: ChecklistChange, now: Date) throws(ModelError) -> (ChecklistItem, Outcome) {
+    private mutating func put(_ change: ChecklistChange, now: Date, numbering: Bool = true) throws(ModelError) -> (
+        ChecklistItem, Outcome
+    ) {
         // The name alone: a copy of the list held across `apply` would make it copy all of the list's items.
         guard case .putItem(let item, let listID) = change, let listName = library.list(id: listID)?.name else {
             preconditionFailure("an item change must put an item into an existing list: \(change)")
@@ -139,18 +157,24 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemChanged(item, listName: listName, now: now))
-        return (item, numbered(outcome))
+        return (item, numbering ? numbered(outcome) : outcome)
     }
 
-    /// Turns every fired or missed decision into a change that records the instant as handled.
+    /// Turns every fired or missed decision into a change that records the instant as handled; a recurring item
+    /// moves on to its next occurrence, which is scheduled (reported as `scheduled`).
     private mutating func recordingHandled(_ output: SchedulerOutput) -> Outcome {
         var outcome = Outcome()
         outcome.append(output)
+        let now = clock.now()
         for event in output.events where event.kind == .fired || event.kind == .missed {
             // The item exists: the scheduler only holds reminders of items in the library.
-            guard let change = try? library.makeMarkHandled(itemID: event.itemID, due: event.due) else { continue }
+            guard let change = try? library.makeMarkHandled(itemID: event.itemID, due: event.due, timeZone: timeZone)
+            else { continue }
             try? library.apply(change)
             outcome.changes.append(change)
+            if case .putItem(let item, _) = change, item.repeatRule != nil {
+                outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))
+            }
         }
         return numbered(outcome)
     }

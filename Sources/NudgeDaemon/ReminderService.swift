@@ -243,7 +243,8 @@ final class ReminderService: Service {
                 text: request.text,
                 listID: listID,
                 dueDate: dueDate,
-                shouldRemind: shouldRemind
+                shouldRemind: shouldRemind,
+                repeatRule: request._repeat
             )
             return (try book.wireItem(item.itemID), outcome)
         }

@@ -4,8 +4,9 @@ import NudgeCore
 
 /// Runs the user's program for every fired reminder (`nudged --on-fire PROGRAM [ARG...]`), by argument vector and
 /// never through a shell, with the reminder in its environment: NUDGE_ITEM_ID, NUDGE_TEXT, NUDGE_LIST, NUDGE_DUE
-/// (ISO 8601, UTC) and NUDGE_LATE (whole seconds after the due instant; 0 when on time). Its output goes to
-/// nudged's stderr; its exit status is logged.
+/// (ISO 8601, UTC) and NUDGE_LATE (whole seconds after the due instant; 0 when on time); for a recurring item,
+/// NUDGE_REPEAT (its rule) and, when one late fire stands for several occurrences, NUDGE_COALESCED (how many). Its
+/// output goes to nudged's stderr; its exit status is logged.
 public struct CommandSink: ReminderSink {
     public let name = "command"
     public let program: [String]
@@ -32,16 +33,19 @@ public struct CommandSink: ReminderSink {
 
     func command(for delivery: Delivery) -> ProcessCommand {
         let reminder = delivery.reminder
+        var environment = [
+            "NUDGE_ITEM_ID": String(reminder.itemID),
+            "NUDGE_TEXT": reminder.text,
+            "NUDGE_LIST": reminder.listName,
+            "NUDGE_DUE": InstantFormat.format(reminder.due),
+            "NUDGE_LATE": String(Int(max(delivery.lateBy, 0).rounded(.down))),
+        ]
+        environment["NUDGE_REPEAT"] = reminder.rule?.expression
+        environment["NUDGE_COALESCED"] = delivery.coalesced.map(String.init)
         return ProcessCommand(
             program[0],
             Array(program.dropFirst()),
-            environment: [
-                "NUDGE_ITEM_ID": String(reminder.itemID),
-                "NUDGE_TEXT": reminder.text,
-                "NUDGE_LIST": reminder.listName,
-                "NUDGE_DUE": InstantFormat.format(reminder.due),
-                "NUDGE_LATE": String(Int(max(delivery.lateBy, 0).rounded(.down))),
-            ],
+            environment: environment,
             timeout: timeout,
             capturesOutput: false
         )

@@ -21,6 +21,7 @@ public struct JournalEntry: Sendable, Equatable {
         case .replaced: "24c5bbf9930c375e9d02361fd8d59084"
         case .cancelled: "ab1437b7f104fd97cd3bf09055645fde"
         case .snoozed: "57e60be36ae4a3a63aa01d34b18d620b"
+        case .completed: "017cdb8c95ae4e1abaf93d870403375a"
         }
     }
 
@@ -30,7 +31,7 @@ public struct JournalEntry: Sendable, Equatable {
         switch event.kind {
         case .fired: (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
         case .missed: 4
-        case .scheduled, .replaced, .cancelled, .snoozed: 6
+        case .scheduled, .replaced, .cancelled, .snoozed, .completed: 6
         }
     }
 
@@ -44,6 +45,7 @@ public struct JournalEntry: Sendable, Equatable {
             case .replaced: "rescheduled for \(due): \(event.text)"
             case .cancelled: "cancelled: \(event.text)"
             case .snoozed: "snoozed until \(due): \(event.text)"
+            case .completed: "occurrence of \(due) completed: \(event.text)"
             }
         append("MESSAGE", message)
         append("PRIORITY", String(Self.priority(of: event)))
@@ -60,6 +62,8 @@ public struct JournalEntry: Sendable, Equatable {
         if let lateBy = event.lateBy {
             append("NUDGE_LATE_USEC", String(Int64((max(lateBy, 0) * 1_000_000).rounded())))
         }
+        // A recurring reminder found late stands for every occurrence that passed unwatched.
+        if let coalesced = event.coalesced { append("NUDGE_COALESCED", String(coalesced)) }
     }
 
     /// journald's rule for a field an application may set: 1 to 64 of A–Z, 0–9 and `_`, not starting with a digit

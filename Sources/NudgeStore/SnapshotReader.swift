@@ -27,7 +27,8 @@ enum SnapshotReader {
     fileprivate enum Key: UInt8 {
         case formatVersion, nextItemID, nextListID, nextEventID, logSequence, lists
         case listID, name, iconName, items
-        case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt
+        case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, repeatRule
+        case completedThrough
         case other
 
         static let byName: [String: Key] = [
@@ -36,7 +37,7 @@ enum SnapshotReader {
             "logSequence": .logSequence, "lists": .lists, "listID": .listID, "name": .name, "iconName": .iconName,
             "items": .items, "itemID": .itemID, "text": .text, "checked": .checked, "dueDate": .dueDate,
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
-            "lastFiredAt": .lastFiredAt,
+            "lastFiredAt": .lastFiredAt, "repeat": .repeatRule, "completedThrough": .completedThrough,
         ]
     }
 }
@@ -141,6 +142,8 @@ private struct Reader {
             var createdAt: Date?
             var updatedAt: Date?
             var lastFiredAt: Date?
+            var repeatRule: String?
+            var completedThrough: Date?
             try reader.forEachEntry(ofDictionary: element) { (reader: inout Reader, key, value) throws(GaveUp) in
                 switch key {
                 case .itemID: itemID = try reader.integer(value)
@@ -151,6 +154,8 @@ private struct Reader {
                 case .createdAt: createdAt = try reader.date(value)
                 case .updatedAt: updatedAt = try reader.date(value)
                 case .lastFiredAt: lastFiredAt = try reader.date(value)
+                case .repeatRule: repeatRule = try reader.string(value)
+                case .completedThrough: completedThrough = try reader.date(value)
                 default: break
                 }
             }
@@ -166,7 +171,9 @@ private struct Reader {
                     shouldRemind: shouldRemind,
                     createdAt: createdAt,
                     updatedAt: updatedAt,
-                    lastFiredAt: lastFiredAt
+                    lastFiredAt: lastFiredAt,
+                    repeatRule: repeatRule,
+                    completedThrough: completedThrough
                 )
             )
         }

@@ -25,7 +25,7 @@ struct Nudge: AsyncParsableCommand {
         subcommands: [
             AddCommand.self, LsCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self,
             UndoneCommand.self, RmCommand.self, PendingCommand.self, WatchCommand.self, EventsCommand.self,
-            ClockCommand.self, ListsCommand.self, ListCommand.self,
+            ClockCommand.self, CalendarCommand.self, ListsCommand.self, ListCommand.self,
         ]
     )
 

@@ -52,6 +52,7 @@ enum Render {
         let line = "\(id)  \(item.checked ? "[x]" : "[ ]") "
         guard let due = item.dueDate?.date else { return trimmed(line + text) }
         var columns = [padded(text, to: textWidth), time.short(due)]
+        if let rule = item._repeat { columns.append("↻ \(rule)") }
         if item.pendingDue != nil {
             columns.append(pendingMark)
         } else if !item.checked && due < time.now {
@@ -65,7 +66,7 @@ enum Render {
         func date(_ value: Instant?, otherwise: String) -> String {
             value.map { time.full($0.date) } ?? otherwise
         }
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("ID", String(item.itemID)),
             ("Text", item.text),
             ("List", "\(item.listName) (list \(item.listID))"),
@@ -77,6 +78,11 @@ enum Render {
             ("Created", time.full(item.createdAt.date)),
             ("Updated", time.full(item.updatedAt.date)),
         ]
+        if let rule = item._repeat {
+            // After "Due", which is the next occurrence.
+            rows.insert(("Repeat", rule), at: 5)
+            rows.insert(("Completed", date(item.completedThrough, otherwise: "no occurrence yet")), at: 6)
+        }
         return table(rows.map { [$0.0 + ":", $0.1] })
     }
 
@@ -117,14 +123,23 @@ enum Render {
             detail = "was due \(due)"
         case .fired:
             let late = event.lateBy ?? 0
-            detail = "due \(due), " + (late < 1 ? "on time" : "\(LocalTimeFormat.duration(late)) late")
+            detail =
+                "due \(due), " + (late < 1 ? "on time" : "\(LocalTimeFormat.duration(late)) late")
+                + coalesced(event)
         case .missed:
-            detail = "due \(due), missed by \(LocalTimeFormat.duration(event.lateBy ?? 0))"
+            detail = "due \(due), missed by \(LocalTimeFormat.duration(event.lateBy ?? 0))" + coalesced(event)
         case .snoozed:
             detail = "until \(due)"
+        case .completed:
+            detail = "occurrence due \(due) done"
         }
         let kind = padded(event.kind.rawValue, to: 9)
         return "\(time.stamp(at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))  event \(event.id)"
+    }
+
+    /// For a recurring reminder found late: how many occurrences its one decision stands for.
+    private static func coalesced(_ event: Components.Schemas.Event) -> String {
+        event.coalesced.map { ", for \($0) occurrences that passed unwatched" } ?? ""
     }
 
     // MARK: Text

@@ -165,14 +165,46 @@ extension NudgeStoreTests {
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
                 #expect(store.library == library)
-                #expect(store.openingNotes.first?.contains("upgraded from format version 1 to 2") == true)
-                let upgraded =
-                    try PropertyListSerialization.propertyList(
-                        from: Data(contentsOf: URL(fileURLWithPath: directory.storePath)),
-                        format: nil
-                    ) as? [String: Any]
-                #expect(upgraded?["formatVersion"] as? Int == 2)
+                let current = ChecklistLibrary.currentFormatVersion
+                #expect(store.openingNotes.first?.contains("upgraded from format version 1 to \(current)") == true)
+                let upgraded = try storedRoot(directory.storePath)
+                #expect(upgraded?["formatVersion"] as? Int == current)
                 #expect(upgraded?["logSequence"] as? Int == 0)
+            }
+        }
+
+        /// A store the previous release wrote (format version 2: `Fixtures/format-2`, made by nudged at 1f189cf and
+        /// killed with its log holding records) opens with every item, its log replayed and its history kept, and
+        /// is rewritten as the current version; the items gain no repeat rule.
+        @Test func aVersionTwoStoreWrittenByThePreviousReleaseOpensAndIsUpgraded() throws {
+            try withTemporaryDirectory { directory in
+                let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                    .appendingPathComponent("Fixtures/format-2")
+                for suffix in ["", ".log", ".events"] {
+                    try FileManager.default.copyItem(
+                        at: fixture.appendingPathComponent("Checklists.plist" + suffix),
+                        to: URL(fileURLWithPath: directory.storePath + suffix)
+                    )
+                }
+                let store = try ChecklistStore.open(path: directory.storePath)
+                defer { store.close() }
+                let current = ChecklistLibrary.currentFormatVersion
+                #expect(store.openingNotes.contains { $0.contains("upgraded from format version 2 to \(current)") })
+                let items = store.library.lists.flatMap(\.items).sorted { $0.itemID < $1.itemID }
+                #expect(items.map(\.text) == ["water the plants", "file the quarterly report", "buy milk", "call mum"])
+                #expect(items.map(\.checked) == [false, false, true, false])
+                #expect(items.map(\.shouldRemind) == [true, true, false, false])
+                #expect(items[0].dueDate == Date(timeIntervalSince1970: 1_793_523_600))  // 2026-11-01T09:00:00Z
+                #expect(items[0].lastFiredAt == items[0].dueDate)  // it fired when the clock moved past it
+                #expect(items.allSatisfy { $0.repeatRule == nil && $0.completedThrough == nil })
+                #expect(store.library.list(containing: 2)?.name == "Work")
+                #expect(store.library.nextItemID == 5)
+                // The history kept the decisions: four scheduled or replaced, the fire, the cancel of buy milk.
+                let history = try store.events(after: 0, limit: 100)
+                #expect(history.events.map(\.kind).contains(.fired))
+                #expect(history.events.map(\.id) == Array(1...history.events.count))
+                let upgraded = try storedRoot(directory.storePath)
+                #expect(upgraded?["formatVersion"] as? Int == current)
             }
         }
 
@@ -383,13 +415,19 @@ extension NudgeStoreTests {
                 let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 python.waitUntilExit()
                 #expect(python.terminationStatus == 0)
-                #expect(printed == "2 3 4 item 0 item 1 item 2\n")
+                #expect(printed == "\(ChecklistLibrary.currentFormatVersion) 3 4 item 0 item 1 item 2\n")
             }
         }
     }
 }
 
 // MARK: Helpers
+
+/// The top-level dictionary of a snapshot, read by Foundation's own property-list reader.
+func storedRoot(_ path: String) throws -> [String: Any]? {
+    try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: path)), format: nil)
+        as? [String: Any]
+}
 
 /// The records in a log file, read as `open` reads them.
 func logRecords(_ path: String) throws -> [LogRecord] {

@@ -12,8 +12,19 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     /// The due instant whose reminder was last handled: fired, or recorded as missed. A restart never handles the
     /// same due instant twice.
     public var lastFiredAt: Date?
+    /// A systemd calendar expression in its normalized form (`Mon..Fri *-*-* 09:30:00`): the item recurs, and
+    /// `dueDate` is its next occurrence. Stored as `repeat`.
+    public var repeatRule: String?
+    /// For a recurring item: the latest occurrence checked off. Checking off a recurring item completes one
+    /// occurrence and leaves the item open.
+    public var completedThrough: Date?
 
     public var id: Int { itemID }
+
+    private enum CodingKeys: String, CodingKey {
+        case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough
+        case repeatRule = "repeat"
+    }
 
     public init(
         itemID: Int,
@@ -23,7 +34,9 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         shouldRemind: Bool = false,
         createdAt: Date,
         updatedAt: Date? = nil,
-        lastFiredAt: Date? = nil
+        lastFiredAt: Date? = nil,
+        repeatRule: String? = nil,
+        completedThrough: Date? = nil
     ) {
         self.itemID = itemID
         self.text = text
@@ -33,6 +46,8 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
         self.lastFiredAt = lastFiredAt
+        self.repeatRule = repeatRule
+        self.completedThrough = completedThrough
     }
 
     /// The replacement rule: an item has a pending reminder iff it asks for one, is not done, and is due later.
@@ -62,6 +77,9 @@ public struct ItemEdit: Sendable, Hashable {
     public var shouldRemind: Bool?
     /// Moves the item to another list.
     public var listID: Int?
+    /// A new repeat rule (a systemd calendar expression). To end the series, set `clearsRepeat` instead.
+    public var repeatRule: String?
+    public var clearsRepeat: Bool
 
     public init(
         text: String? = nil,
@@ -69,7 +87,9 @@ public struct ItemEdit: Sendable, Hashable {
         dueDate: Date? = nil,
         clearsDueDate: Bool = false,
         shouldRemind: Bool? = nil,
-        listID: Int? = nil
+        listID: Int? = nil,
+        repeatRule: String? = nil,
+        clearsRepeat: Bool = false
     ) {
         self.text = text
         self.checked = checked
@@ -77,5 +97,7 @@ public struct ItemEdit: Sendable, Hashable {
         self.clearsDueDate = clearsDueDate
         self.shouldRemind = shouldRemind
         self.listID = listID
+        self.repeatRule = repeatRule
+        self.clearsRepeat = clearsRepeat
     }
 }

@@ -8,8 +8,9 @@ import Foundation
 public struct ChecklistLibrary: Codable, Sendable, Equatable {
     /// The version of the store's layout. A store written by a newer version is refused, never overwritten.
     /// 1: the property list alone, rewritten on every change. 2: the property list is a snapshot that names the last
-    /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since.
-    public static let currentFormatVersion = 2
+    /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since. 3: items
+    /// may recur (`repeat`, `completedThrough`); older files are read as they are and rewritten as 3 on open.
+    public static let currentFormatVersion = 3
     /// The name of the list a new store starts with.
     public static let firstListName = "List"
 
@@ -222,28 +223,43 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         return .removeList(listID: listID)
     }
 
-    /// A change that adds an item with the next item ID.
+    /// A change that adds an item with the next item ID. With a repeat rule, the due date is the rule's first
+    /// occurrence at or after `dueDate` (or after `now`).
     public func makeAddItem(
         text: String,
         listID: Int,
         dueDate: Date? = nil,
         shouldRemind: Bool = false,
-        now: Date
+        repeatRule: String? = nil,
+        now: Date,
+        timeZone: TimeZone = .current
     ) throws(ModelError) -> ChecklistChange {
         guard list(id: listID) != nil else { throw .unknownList(listID) }
-        let item = ChecklistItem(
+        var item = ChecklistItem(
             itemID: nextItemID,
             text: try validText(text),
             dueDate: dueDate,
             shouldRemind: shouldRemind,
             createdAt: now
         )
+        if let repeatRule {
+            (item.repeatRule, item.dueDate) = try Self.startSeries(repeatRule, from: dueDate, now: now, in: timeZone)
+        }
         return .putItem(item, listID: listID)
     }
 
     /// A change that edits an item; `updatedAt` becomes `now` even when no field changes, because every edit
     /// replaces the item's reminder.
-    public func makeEditItem(itemID: Int, _ edit: ItemEdit, now: Date) throws(ModelError) -> ChecklistChange {
+    ///
+    /// On a recurring item: a new rule or due date restarts the series at its first occurrence at or after the
+    /// due date (or after `now`); clearing the rule or the due date ends it; checking it off completes one
+    /// occurrence (`completingOccurrence`) and leaves it open.
+    public func makeEditItem(
+        itemID: Int,
+        _ edit: ItemEdit,
+        now: Date,
+        timeZone: TimeZone = .current
+    ) throws(ModelError) -> ChecklistChange {
         guard var item = item(id: itemID), let currentList = list(containing: itemID) else {
             throw .unknownItem(itemID)
         }
@@ -252,14 +268,33 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         if let checked = edit.checked { item.checked = checked }
         if edit.clearsDueDate { item.dueDate = nil } else if let dueDate = edit.dueDate { item.dueDate = dueDate }
         if let shouldRemind = edit.shouldRemind { item.shouldRemind = shouldRemind }
+        if edit.clearsRepeat || edit.clearsDueDate {
+            item.repeatRule = nil
+            item.completedThrough = nil
+        } else if let rule = edit.repeatRule ?? (edit.dueDate != nil ? item.repeatRule : nil) {
+            (item.repeatRule, item.dueDate) = try Self.startSeries(rule, from: edit.dueDate, now: now, in: timeZone)
+        }
+        if edit.checked == true, let rule = item.repeatRule, item.dueDate != nil {
+            item = try Self.completingOccurrence(of: item, rule: rule, in: timeZone)
+        }
         item.updatedAt = now
         return .putItem(item, listID: edit.listID ?? currentList.listID)
     }
 
-    /// Records that the reminder for `due` was handled (fired or missed), without counting as an edit.
-    public func makeMarkHandled(itemID: Int, due: Date) throws(ModelError) -> ChecklistChange {
+    /// Records that the reminder for `due` was handled (fired or missed), without counting as an edit. A recurring
+    /// item moves on to its next occurrence after `due`, if it has one.
+    public func makeMarkHandled(itemID: Int, due: Date, timeZone: TimeZone = .current) throws(ModelError)
+        -> ChecklistChange
+    {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         item.lastFiredAt = due
+        // A rule that no longer parses (a store edited by hand, or moved to a zone without the abbreviation it
+        // names) leaves the item a one-shot reminder: recording the handled instant matters more.
+        if let expression = item.repeatRule, let rule = try? RepeatRule(expression, localZone: timeZone),
+            let next = rule.next(after: due, in: timeZone)
+        {
+            item.dueDate = next
+        }
         return .putItem(item, listID: list.listID)
     }
 
@@ -323,6 +358,43 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     }
 
     // MARK: Private
+
+    /// A series' rule in normalized form, and its first occurrence at or after `start` but after `now`.
+    private static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone)
+        throws(ModelError) -> (rule: String, first: Date)
+    {
+        let rule = try RepeatRule(text, localZone: zone)
+        let first: Date?
+        if let start, start > now {
+            first = rule.first(atOrAfter: start, in: zone)
+        } else {
+            first = rule.next(after: now, in: zone)
+        }
+        guard let first else { throw .repeatWithoutOccurrence(rule.expression, after: max(start ?? now, now)) }
+        return (rule.expression, first)
+    }
+
+    /// Checking off a recurring item completes its current occurrence: the one that last fired, if it is not
+    /// completed yet, else the pending one, and then the series moves on to the occurrence after it. The item
+    /// stays open; with no occurrence left, it is checked off for good.
+    private static func completingOccurrence(of item: ChecklistItem, rule expression: String, in zone: TimeZone)
+        throws(ModelError) -> ChecklistItem
+    {
+        var item = item
+        guard let pending = item.dueDate else { return item }
+        item.checked = false
+        if let fired = item.lastFiredAt, fired > (item.completedThrough ?? .distantPast), fired < pending {
+            item.completedThrough = fired
+            return item
+        }
+        item.completedThrough = pending
+        if let next = try RepeatRule(expression, localZone: zone).next(after: pending, in: zone) {
+            item.dueDate = next
+        } else {
+            item.checked = true
+        }
+        return item
+    }
 
     private func validText(_ text: String) throws(ModelError) -> String {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .emptyText("item text") }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The core's one error: why a change to the checklists was refused, or why a time a person typed cannot be read.
 /// Each reads as a sentence a person can act on.
 public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -11,6 +13,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case emptyText = "empty_text"
         case lastList = "last_list"
         case timeNotUnderstood = "time_not_understood"
+        case invalidRepeat = "invalid_repeat"
     }
 
     public let code: Code
@@ -71,6 +74,20 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             code: .timeNotUnderstood,
             description: "cannot read \"\(input)\" as a time: \(reason); "
                 + "try 2026-12-01T09:00, today 17:00, tomorrow 9am, fri 17:00, in 10m, +2h or now"
+        )
+    }
+
+    /// A repeat rule that is not a calendar expression systemd would accept, with the part and why.
+    public static func invalidRepeat(_ error: CalendarSpecError) -> ModelError {
+        ModelError(code: .invalidRepeat, description: error.description)
+    }
+
+    /// A repeat rule with no occurrence after the instant the series would start from.
+    public static func repeatWithoutOccurrence(_ expression: String, after start: Date) -> ModelError {
+        ModelError(
+            code: .invalidRepeat,
+            description: "the repeat rule \"\(expression)\" has no occurrence after \(InstantFormat.format(start)); "
+                + "check its years and dates with 'nudge calendar \"\(expression)\"'"
         )
     }
 }

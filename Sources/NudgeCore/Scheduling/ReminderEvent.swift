@@ -16,6 +16,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         case missed
         /// Reserved for snoozing, a later step.
         case snoozed
+        /// An occurrence of a recurring item was checked off; the item stays open for the next one.
+        case completed
     }
 
     /// 1, 2, 3, … in the order the decisions were made, never reused: allocated by `ReminderBook` from the
@@ -35,6 +37,9 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var previousDue: Date?
     /// For `fired` and `missed`, how long after the due instant the decision came.
     public var lateBy: TimeInterval?
+    /// For `fired` and `missed` of a recurring item found late: how many occurrences passed unwatched (the one
+    /// reported, the latest, included), folded into this one decision instead of a burst.
+    public var coalesced: Int?
 
     /// An event about a reminder: its item, text, list and due instant.
     public init(
@@ -42,7 +47,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         of reminder: Reminder,
         at: Date,
         previousDue: Date? = nil,
-        lateBy: TimeInterval? = nil
+        lateBy: TimeInterval? = nil,
+        coalesced: Int? = nil
     ) {
         id = 0
         self.kind = kind
@@ -53,5 +59,6 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         listName = reminder.listName
         self.previousDue = previousDue
         self.lateBy = lateBy
+        self.coalesced = coalesced
     }
 }

@@ -14,6 +14,8 @@ public struct ReminderScheduler: Sendable {
     public static let defaultCatchUpWindow: TimeInterval = 24 * 60 * 60
 
     public var catchUpWindow: TimeInterval
+    /// The zone repeat rules are evaluated in, unless a rule names its own.
+    public let timeZone: TimeZone
 
     private var pending: [Int: PendingEntry] = [:]
     /// Due order. Replacing a reminder leaves its old entry behind; `sequence` tells the live entry from stale ones.
@@ -44,8 +46,12 @@ public struct ReminderScheduler: Sendable {
         }
     }
 
-    public init(catchUpWindow: TimeInterval = Self.defaultCatchUpWindow) {
+    /// Parsed repeat rules by their expression: items that share a rule share one parse.
+    private var rules: [String: RepeatRule] = [:]
+
+    public init(catchUpWindow: TimeInterval = Self.defaultCatchUpWindow, timeZone: TimeZone = .current) {
         self.catchUpWindow = catchUpWindow
+        self.timeZone = timeZone
     }
 
     // MARK: Reading
@@ -95,7 +101,7 @@ public struct ReminderScheduler: Sendable {
         var output = SchedulerOutput()
         let previous = pending.removeValue(forKey: item.itemID)?.reminder
         if item.wantsReminder(at: now), let due = item.dueDate {
-            let reminder = Reminder(itemID: item.itemID, text: item.text, listName: listName, due: due)
+            let reminder = self.reminder(for: item, listName: listName, due: due)
             enqueue(reminder)
             output.events.append(
                 ReminderEvent(
@@ -142,13 +148,26 @@ public struct ReminderScheduler: Sendable {
         while queue.min.map({ $0.due <= now }) == true, let head = queue.popMin() {
             guard let entry = pending[head.itemID], entry.sequence == head.sequence else { continue }
             pending[head.itemID] = nil
-            let reminder = entry.reminder
+            var reminder = entry.reminder
+            // Occurrences of a recurring item that passed unwatched are one decision, about the latest of them
+            // (like systemd's Persistent=true): never a burst.
+            var coalesced: Int?
+            if let rule = reminder.rule, let passed = rule.passed(from: reminder.due, upTo: now, in: timeZone),
+                passed.count > 1
+            {
+                reminder.due = passed.latest
+                coalesced = passed.count
+            }
             let lateBy = now.timeIntervalSince(reminder.due)
             if lateBy > catchUpWindow {
-                output.events.append(ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy))
+                output.events.append(
+                    ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced)
+                )
             } else {
-                output.actions.append(.deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy)))
-                output.events.append(ReminderEvent(.fired, of: reminder, at: now, lateBy: lateBy))
+                output.actions.append(
+                    .deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy, coalesced: coalesced))
+                )
+                output.events.append(ReminderEvent(.fired, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced))
             }
         }
         rearm(&output)
@@ -167,12 +186,28 @@ public struct ReminderScheduler: Sendable {
                 continue
             }
             pending.removeValue(forKey: item.itemID)
-            enqueue(Reminder(itemID: item.itemID, text: item.text, listName: listName, due: due))
+            enqueue(reminder(for: item, listName: listName, due: due))
         }
         return advance(to: now)
     }
 
     // MARK: Private
+
+    private mutating func reminder(for item: ChecklistItem, listName: String, due: Date) -> Reminder {
+        Reminder(itemID: item.itemID, text: item.text, listName: listName, due: due, rule: rule(item.repeatRule))
+    }
+
+    /// The parsed rule; an expression the store holds was accepted when it was set, so it parses again (should a
+    /// hand-edited file hold one that does not, the item is a one-shot reminder at its due date).
+    private mutating func rule(_ expression: String?) -> RepeatRule? {
+        guard let expression else { return nil }
+        if let rule = rules[expression] { return rule }
+        guard let rule = try? RepeatRule(expression, localZone: timeZone) else { return nil }
+        // Bounded: distinct rules are few, but nothing stops a client from making every one different.
+        if rules.count >= 10_000 { rules.removeAll(keepingCapacity: true) }
+        rules[expression] = rule
+        return rule
+    }
 
     private mutating func enqueue(_ reminder: Reminder) {
         nextSequence += 1

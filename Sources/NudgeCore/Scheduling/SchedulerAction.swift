@@ -6,12 +6,15 @@ public struct Reminder: Sendable, Equatable {
     public var text: String
     public var listName: String
     public var due: Date
+    /// For a recurring item, its rule: the scheduler uses it to fold occurrences that passed unwatched into one.
+    public var rule: RepeatRule?
 
-    public init(itemID: Int, text: String, listName: String, due: Date) {
+    public init(itemID: Int, text: String, listName: String, due: Date, rule: RepeatRule? = nil) {
         self.itemID = itemID
         self.text = text
         self.listName = listName
         self.due = due
+        self.rule = rule
     }
 }
 
@@ -21,14 +24,17 @@ public struct Delivery: Sendable, Equatable {
     public var firedAt: Date
     /// How long after the due instant this delivery was decided.
     public var lateBy: TimeInterval
+    /// For a recurring reminder found late: how many occurrences passed unwatched, this one (the latest) included.
+    public var coalesced: Int?
 
     /// Late means delivered noticeably after its instant: after downtime, sleep, or a clock jump.
     public var isLate: Bool { lateBy >= ReminderScheduler.lateThreshold }
 
-    public init(reminder: Reminder, firedAt: Date, lateBy: TimeInterval) {
+    public init(reminder: Reminder, firedAt: Date, lateBy: TimeInterval, coalesced: Int? = nil) {
         self.reminder = reminder
         self.firedAt = firedAt
         self.lateBy = lateBy
+        self.coalesced = coalesced
     }
 }
 

@@ -61,32 +61,20 @@ public struct LocalTime: Sendable {
         Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
     }
 
-    // Proleptic Gregorian arithmetic on days since 1970-01-01 (H. Hinnant's civil-date algorithms).
+    // Proleptic Gregorian arithmetic on days since 1970-01-01, by the calendar engine's `CivilCalendar`.
 
     public static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        Int(CivilCalendar.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day)))
     }
 
     public static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let date = CivilCalendar.date(daysSinceEpoch: Int64(days))
+        return (Int(date.year), Int(date.month), Int(date.day))
     }
 
     public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 2: return CivilCalendar.isLeapYear(Int64(year)) ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
@@ -94,8 +82,7 @@ public struct LocalTime: Sendable {
 
     /// 0 is Sunday.
     public static func weekday(ofDays days: Int) -> Int {
-        // 1970-01-01 was a Thursday.
-        ((days % 7) + 7 + 4) % 7
+        CivilCalendar.weekday(daysSinceEpoch: Int64(days))
     }
 
     /// Division rounding toward negative infinity: the day a negative wall time falls on.

@@ -92,7 +92,7 @@ struct APIFailure: Error {
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList: .conflict
-                case .emptyText, .unknownIcon, .timeNotUnderstood: .badRequest
+                case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat: .badRequest
                 }
             return APIFailure(status: status, code: error.code.rawValue, message: error.description)
         case let error as StoreError where error.code == .outcomeUnknown:

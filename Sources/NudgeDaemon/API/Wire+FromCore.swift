@@ -19,6 +19,8 @@ extension Components.Schemas.Item {
             createdAt: Instant(item.createdAt),
             updatedAt: Instant(item.updatedAt),
             lastFiredAt: item.lastFiredAt.map(Instant.init),
+            _repeat: item.repeatRule,
+            completedThrough: item.completedThrough.map(Instant.init),
             pendingDue: pendingDue.map(Instant.init)
         )
     }
@@ -55,7 +57,8 @@ extension Components.Schemas.Event {
             text: event.text,
             listName: event.listName,
             previousDue: event.previousDue.map(Instant.init),
-            lateBy: event.lateBy
+            lateBy: event.lateBy,
+            coalesced: event.coalesced
         )
     }
 }
@@ -80,6 +83,7 @@ extension Components.Schemas.EventKind {
         case .fired: self = .fired
         case .missed: self = .missed
         case .snoozed: self = .snoozed
+        case .completed: self = .completed
         }
     }
 }

@@ -13,8 +13,8 @@ extension IconName {
 }
 
 extension Components.Schemas.NewItem {
-    /// The due date, and whether to remind: by default, when there is a due date.
+    /// The due date, and whether to remind: by default, when there is a due date or a repeat rule.
     var reminder: (dueDate: Date?, shouldRemind: Bool) {
-        (dueDate?.date, shouldRemind ?? (dueDate != nil))
+        (dueDate?.date, shouldRemind ?? (dueDate != nil || _repeat != nil))
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import NudgeAPI
 
-/// `nudge add TEXT [--list NAME] [--due WHEN] [--remind|--no-remind]`: POST /v1/items.
+/// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE] [--remind|--no-remind]`: POST /v1/items.
 struct AddCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
@@ -12,10 +12,16 @@ struct AddCommand: DaemonCommand {
 
               id=$(nudge add water the plants --due "today 17:00")
 
-            --due implies --remind: an item with a due date reminds you when it falls due, unless --no-remind is \
-            given. Without --list the item goes to the first list.
+            --due and --repeat imply --remind: an item with a due date reminds you when it falls due, unless \
+            --no-remind is given. Without --list the item goes to the first list. With --repeat, --due says \
+            when the series starts (its first occurrence at or after it):
+
+              nudge add standup --repeat "Mon..Fri 09:30"
+              nudge add "pay rent" --repeat "*-*-01 09:00" --due 2027-01-01
 
             \(SharedArguments.whenDiscussion)
+
+            \(SharedArguments.repeatDiscussion)
             """
     )
 
@@ -36,9 +42,15 @@ struct AddCommand: DaemonCommand {
     )
     var due: Date?
 
+    @Option(
+        name: .customLong("repeat"),
+        help: ArgumentHelp("Repeat by this calendar rule (see below); implies --remind.", valueName: "rule")
+    )
+    var repeatRule: String?
+
     @Flag(
         inversion: .prefixedNo,
-        help: "Whether to remind when it falls due (default: --remind with --due, else --no-remind)."
+        help: "Whether to remind when it falls due (default: --remind with --due or --repeat, else --no-remind)."
     )
     var remind: Bool?
 
@@ -53,7 +65,8 @@ struct AddCommand: DaemonCommand {
             text: try SharedArguments.text(text),
             list: list,
             dueDate: due.map(Instant.init),
-            shouldRemind: remind ?? (due != nil ? true : nil)
+            shouldRemind: remind ?? (due != nil || repeatRule != nil ? true : nil),
+            _repeat: repeatRule
         )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }

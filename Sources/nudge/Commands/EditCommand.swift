@@ -3,19 +3,28 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// `nudge edit ID [--text T] [--due WHEN | --no-due] [--remind|--no-remind] [--list NAME]`: PATCH /v1/items/ID.
+/// `nudge edit ID [--text T] [--due WHEN | --no-due] [--repeat RULE | --no-repeat] [--remind|--no-remind]
+/// [--list NAME]`: PATCH /v1/items/ID.
 struct EditCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Change an item's text, due date, reminder or list.",
+        abstract: "Change an item's text, due date, repeat rule, reminder or list.",
         discussion: """
             Fields not given stay as they are; at least one change is required. Any edit replaces the item's \
             pending reminder. Unlike 'add', --due here does not switch reminding on; add --remind for that:
 
               nudge edit 7 --due "tomorrow 9am" --remind
               nudge edit 7 --no-due
+              nudge edit 7 --repeat "Mon,Wed,Fri 07:00"
+              nudge edit 7 --no-repeat
+
+            On a recurring item, --repeat or --due restarts the series at the rule's first occurrence at or after \
+            the due date (or after now); --no-repeat ends the series and keeps the next occurrence as a one-off \
+            due date; --no-due ends it and removes the due date.
 
             \(SharedArguments.whenDiscussion)
+
+            \(SharedArguments.repeatDiscussion)
             """
     )
 
@@ -28,8 +37,17 @@ struct EditCommand: DaemonCommand {
     @Option(help: ArgumentHelp("The new due date (see below).", valueName: "when"), transform: SharedArguments.parseDue)
     var due: Date?
 
-    @Flag(help: "Remove the due date (and so any pending reminder).")
+    @Flag(help: "Remove the due date (and so any pending reminder, and any repeat rule).")
     var noDue = false
+
+    @Option(
+        name: .customLong("repeat"),
+        help: ArgumentHelp("Repeat by this calendar rule (see below).", valueName: "rule")
+    )
+    var repeatRule: String?
+
+    @Flag(help: "End the series: the item no longer repeats.")
+    var noRepeat = false
 
     @Flag(inversion: .prefixedNo, help: "Whether to remind when it falls due.")
     var remind: Bool?
@@ -43,8 +61,13 @@ struct EditCommand: DaemonCommand {
         if due != nil && noDue {
             throw ValidationError("--due and --no-due contradict each other; give one of them")
         }
-        if text == nil && due == nil && !noDue && remind == nil && list == nil {
-            throw ValidationError("nothing to change: give --text, --due, --no-due, --remind, --no-remind or --list")
+        if repeatRule != nil && noRepeat {
+            throw ValidationError("--repeat and --no-repeat contradict each other; give one of them")
+        }
+        if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat {
+            throw ValidationError(
+                "nothing to change: give --text, --due, --no-due, --repeat, --no-repeat, --remind, --no-remind or --list"
+            )
         }
         if let text, text.allSatisfy(\.isWhitespace) {
             throw ValidationError("--text is empty; say what to do")
@@ -53,7 +76,14 @@ struct EditCommand: DaemonCommand {
 
     func run() async throws {
         let patch = ItemPatch(
-            ItemEdit(text: text, dueDate: due, clearsDueDate: noDue, shouldRemind: remind),
+            ItemEdit(
+                text: text,
+                dueDate: due,
+                clearsDueDate: noDue,
+                shouldRemind: remind,
+                repeatRule: repeatRule,
+                clearsRepeat: noRepeat
+            ),
             list: list
         )
         try await DaemonClient.withConnection(to: global.socketPath) { client in

@@ -10,6 +10,13 @@ enum SharedArguments {
         a time alone means its next occurrence.
         """
 
+    static let repeatDiscussion = """
+        RULE is a systemd calendar expression (systemd.time(7)), the language of OnCalendar=: "Mon..Fri 09:30", \
+        daily, weekly, "*-*~1 18:00" (the last day of each month), "Sat,Sun 10:00", "*-*-* 9..17:00" (hourly in \
+        working hours), "Mon 09:00 Europe/Berlin". Try one with 'nudge calendar RULE'. The item is due at the \
+        rule's next occurrence; each fire schedules the one after.
+        """
+
     /// `--due`: parsed when the arguments are, so a mistake is a usage error (exit 2) naming the part not understood.
     @Sendable static func parseDue(_ text: String) throws -> Date {
         try TimeInput(now: Date(), timeZone: .current).parse(text)

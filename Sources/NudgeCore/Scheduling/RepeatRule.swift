@@ -1,0 +1,85 @@
+import Foundation
+
+/// How an item recurs: a systemd calendar expression (systemd.time(7)), and the occurrences it gives.
+///
+/// An expression that names a zone (`Mon..Fri 09:00 Europe/Berlin`) is evaluated there; otherwise in the zone the
+/// caller passes, the daemon's.
+public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
+    /// Held by reference: every pending reminder carries an optional rule, and one-shot reminders, the most, should
+    /// pay a pointer for it, not a parsed expression.
+    private final class Storage: Sendable {
+        let spec: CalendarSpec
+        init(_ spec: CalendarSpec) { self.spec = spec }
+    }
+
+    private let storage: Storage
+    public var spec: CalendarSpec { storage.spec }
+
+    /// Reads a calendar expression as systemd would, in `localZone` (whose abbreviations systemd accepts).
+    public init(_ text: String, localZone: TimeZone) throws(ModelError) {
+        guard text.utf8.count <= Self.maximumLength else {
+            throw .invalidRepeat(
+                CalendarSpecError(
+                    expression: String(text.prefix(40)) + "…",
+                    part: "",
+                    reason: "a repeat rule is at most \(Self.maximumLength) bytes, this one is \(text.utf8.count)"
+                )
+            )
+        }
+        do {
+            storage = Storage(try CalendarSpec(parsing: text, localZone: localZone))
+        } catch {
+            throw .invalidRepeat(error)
+        }
+    }
+
+    public static func == (a: RepeatRule, b: RepeatRule) -> Bool { a.spec == b.spec }
+    public func hash(into hasher: inout Hasher) { hasher.combine(spec) }
+
+    /// The normalized form, as `systemd-analyze calendar` prints it; what the store and the API hold.
+    public var expression: String { spec.normalized }
+    public var description: String { expression }
+
+    /// The first occurrence strictly after `instant`.
+    public func next(after instant: Date, in zone: TimeZone) -> Date? {
+        spec.next(after: instant, in: zone)
+    }
+
+    /// The first occurrence at `instant` or after it.
+    public func first(atOrAfter instant: Date, in zone: TimeZone) -> Date? {
+        spec.next(after: instant.addingTimeInterval(-Self.resolution), in: zone)
+    }
+
+    /// Every item carries its rule in the store and in each change: a rule is a line, not a document.
+    public static let maximumLength = 1_000
+
+    /// At most this many passed occurrences are counted; a longer run is reported as this many.
+    public static let countLimit = 100_000
+
+    /// The occurrences from `first` (itself an occurrence) up to `now`: the latest of them and how many there are
+    /// (at least 1: `first`), counting at most `countLimit`. Nil if `first` is after `now`.
+    public func passed(from first: Date, upTo now: Date, in zone: TimeZone) -> (latest: Date, count: Int)? {
+        guard first <= now else { return nil }
+        var latest = first
+        var count = 1
+        while count < Self.countLimit, let next = spec.next(after: latest, in: zone), next <= now {
+            latest = next
+            count += 1
+        }
+        guard count == Self.countLimit else { return (latest, count) }
+        // A run too long to walk: find the last occurrence up to `now` by looking back ever further from it.
+        var lookBack: TimeInterval = 60
+        while lookBack < now.timeIntervalSince(latest) {
+            if let candidate = spec.next(after: now.addingTimeInterval(-lookBack), in: zone), candidate <= now {
+                latest = candidate
+                break
+            }
+            lookBack *= 4
+        }
+        while let next = spec.next(after: latest, in: zone), next <= now { latest = next }
+        return (latest, count)
+    }
+
+    /// Calendar expressions resolve to microseconds.
+    static let resolution: TimeInterval = 0.000_001
+}

@@ -1,0 +1,133 @@
+/// One element of a field's list: a value, a range (`9..17`) or a repetition (`0/15`, `9..17/2`).
+///
+/// Seconds are kept in microseconds so that fractional seconds (`1.5`) are whole numbers.
+struct CalendarComponent: Sendable, Hashable, Comparable {
+    var start: Int
+    /// Last value of a range, or -1 when there is none.
+    var stop: Int = -1
+    /// Step of a repetition (1 for a plain range), or 0 when there is none.
+    var step: Int = 0
+
+    static func < (lhs: CalendarComponent, rhs: CalendarComponent) -> Bool {
+        (lhs.start, lhs.stop, lhs.step) < (rhs.start, rhs.stop, rhs.step)
+    }
+}
+
+/// The fields of a calendar expression a timer matches on. A nil list matches every value (`*`).
+struct CalendarPattern: Sendable, Hashable {
+    static let microsecondsPerSecond = 1_000_000
+    static let allWeekdays = 0b111_1111
+
+    /// Bit 0 = Monday … bit 6 = Sunday; -1 when any weekday matches.
+    var weekdayBits = -1
+    var years: [CalendarComponent]?
+    var months: [CalendarComponent]?
+    var days: [CalendarComponent]?
+    var hours: [CalendarComponent]?
+    var minutes: [CalendarComponent]?
+    /// In microseconds. Never nil once parsed: `*` is kept as "0, every second" (`0/1`), so it matches whole
+    /// seconds only, as systemd does.
+    var seconds: [CalendarComponent]?
+    /// `~`: days count back from the last day of the month.
+    var daysFromMonthEnd = false
+    /// The expression ends in `UTC`: evaluate with UTC instead of a zone.
+    var isUTC = false
+    /// A zone named at the end of the expression (a file under /usr/share/zoneinfo).
+    var zoneName: String?
+    /// -1, or 0/1 when the expression ends in the local zone's standard/daylight abbreviation: wall times are
+    /// then read as that flavour of local time (glibc's forced `tm_isdst`).
+    var dstFlag = -1
+    /// The abbreviation `dstFlag` came from, as the local zone spells it (printed in the normalized form).
+    var dstAbbreviation: String?
+
+    /// systemd's normalized form.
+    var normalizedText: String {
+        var text = ""
+        if weekdayBits > 0, weekdayBits < Self.allWeekdays {
+            text += Self.weekdayText(weekdayBits) + " "
+        }
+        text += Self.listText(years, width: 4)
+        text += "-"
+        text += Self.listText(months, width: 2)
+        text += daysFromMonthEnd ? "~" : "-"
+        text += Self.listText(days, width: 2)
+        text += " "
+        text += Self.listText(hours, width: 2)
+        text += ":"
+        text += Self.listText(minutes, width: 2)
+        text += ":"
+        text += Self.secondsText(seconds)
+        if isUTC {
+            text += " UTC"
+        } else if let zoneName {
+            text += " " + zoneName
+        } else if dstFlag >= 0, let dstAbbreviation, !dstAbbreviation.isEmpty {
+            text += " " + dstAbbreviation
+        }
+        return text
+    }
+
+    private static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    /// Runs of three or more days print as `Mon..Wed`, runs of two as `Mon,Tue`.
+    private static func weekdayText(_ bits: Int) -> String {
+        var parts: [String] = []
+        var day = 0
+        while day < 7 {
+            guard bits & (1 << day) != 0 else {
+                day += 1
+                continue
+            }
+            var last = day
+            while last + 1 < 7, bits & (1 << (last + 1)) != 0 { last += 1 }
+            switch last - day {
+            case 0: parts.append(weekdayNames[day])
+            case 1: parts.append(weekdayNames[day] + "," + weekdayNames[last])
+            default: parts.append(weekdayNames[day] + ".." + weekdayNames[last])
+            }
+            day = last + 1
+        }
+        return parts.joined(separator: ",")
+    }
+
+    private static func padded(_ value: Int, width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width
+            ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    private static func listText(_ list: [CalendarComponent]?, width: Int) -> String {
+        guard let list, !list.isEmpty else { return "*" }
+        return list.map { component in
+            var text = padded(component.start, width: width)
+            if component.stop > 0 { text += ".." + padded(component.stop, width: width) }
+            // A plain range has step 1, which is implied by `..`.
+            if component.step > 0, !(component.stop > 0 && component.step == 1) {
+                text += "/\(component.step)"
+            }
+            return text
+        }.joined(separator: ",")
+    }
+
+    private static func secondsText(_ list: [CalendarComponent]?) -> String {
+        let unit = microsecondsPerSecond
+        // Any element that is "every second from 0" covers the whole list.
+        guard let list, !list.contains(where: { $0.start == 0 && $0.stop < 0 && $0.step == unit })
+        else {
+            return "*"
+        }
+        func fraction(_ value: Int) -> String {
+            value % unit > 0 ? "." + padded(value % unit, width: 6) : ""
+        }
+        return list.map { component in
+            var text = padded(component.start / unit, width: 2) + fraction(component.start)
+            if component.stop > 0 { text += ".." + padded(component.stop / unit, width: 2) }
+            text += fraction(component.stop)
+            if component.step > 0, !(component.stop > 0 && component.step == unit) {
+                text += "/\(component.step / unit)"
+            }
+            text += fraction(component.step)
+            return text
+        }.joined(separator: ",")
+    }
+}
