@@ -17,7 +17,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case text, checked, dueDate, shouldRemind, listID, list
+        case text, checked, dueDate, shouldRemind, listID, list, priority, catchUp
         case repeatRule = "repeat"
     }
 
@@ -27,6 +27,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let clearsDueDate = container.contains(.dueDate) ? try container.decodeNil(forKey: .dueDate) : false
         let clearsRepeat = container.contains(.repeatRule) ? try container.decodeNil(forKey: .repeatRule) : false
+        let clearsCatchUp = container.contains(.catchUp) ? try container.decodeNil(forKey: .catchUp) : false
         edit = ItemEdit(
             text: try container.decodeIfPresent(String.self, forKey: .text),
             checked: try container.decodeIfPresent(Bool.self, forKey: .checked),
@@ -35,7 +36,10 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             shouldRemind: try container.decodeIfPresent(Bool.self, forKey: .shouldRemind),
             listID: try container.decodeIfPresent(Int.self, forKey: .listID),
             repeatRule: clearsRepeat ? nil : try container.decodeIfPresent(String.self, forKey: .repeatRule),
-            clearsRepeat: clearsRepeat
+            clearsRepeat: clearsRepeat,
+            priority: try container.decodeIfPresent(Priority.self, forKey: .priority),
+            catchUp: clearsCatchUp ? nil : try container.decodeIfPresent(CatchUp.self, forKey: .catchUp),
+            clearsCatchUp: clearsCatchUp
         )
         list = try container.decodeIfPresent(String.self, forKey: .list)
     }
@@ -54,6 +58,12 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             try container.encodeNil(forKey: .repeatRule)
         } else {
             try container.encodeIfPresent(edit.repeatRule, forKey: .repeatRule)
+        }
+        try container.encodeIfPresent(edit.priority, forKey: .priority)
+        if edit.clearsCatchUp {
+            try container.encodeNil(forKey: .catchUp)
+        } else {
+            try container.encodeIfPresent(edit.catchUp, forKey: .catchUp)
         }
         try container.encodeIfPresent(edit.listID, forKey: .listID)
         try container.encodeIfPresent(list, forKey: .list)

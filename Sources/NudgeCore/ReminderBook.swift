@@ -106,7 +106,9 @@ public struct ReminderBook: Sendable {
         listID: Int,
         dueDate: Date? = nil,
         shouldRemind: Bool = false,
-        repeatRule: String? = nil
+        repeatRule: String? = nil,
+        priority: Priority = .normal,
+        catchUp: CatchUp? = nil
     ) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
         let change = try library.makeAddItem(
@@ -115,6 +117,8 @@ public struct ReminderBook: Sendable {
             dueDate: dueDate,
             shouldRemind: shouldRemind,
             repeatRule: repeatRule,
+            priority: priority,
+            catchUp: catchUp,
             now: now,
             timeZone: timeZone
         )

@@ -244,7 +244,9 @@ final class ReminderService: Service {
                 listID: listID,
                 dueDate: dueDate,
                 shouldRemind: shouldRemind,
-                repeatRule: request._repeat
+                repeatRule: request._repeat,
+                priority: request.priority.map(Priority.init) ?? .normal,
+                catchUp: try request.itemCatchUp
             )
             return (try book.wireItem(item.itemID), outcome)
         }

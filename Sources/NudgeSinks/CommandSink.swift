@@ -4,9 +4,9 @@ import NudgeCore
 
 /// Runs the user's program for every fired reminder (`nudged --on-fire PROGRAM [ARG...]`), by argument vector and
 /// never through a shell, with the reminder in its environment: NUDGE_ITEM_ID, NUDGE_TEXT, NUDGE_LIST, NUDGE_DUE
-/// (ISO 8601, UTC) and NUDGE_LATE (whole seconds after the due instant; 0 when on time); for a recurring item,
-/// NUDGE_REPEAT (its rule) and, when one late fire stands for several occurrences, NUDGE_COALESCED (how many). Its
-/// output goes to nudged's stderr; its exit status is logged.
+/// (ISO 8601, UTC), NUDGE_LATE (whole seconds after the due instant; 0 when on time) and NUDGE_PRIORITY (low,
+/// normal or high); for a recurring item, NUDGE_REPEAT (its rule) and, when one late fire stands for several
+/// occurrences, NUDGE_COALESCED (how many). Its output goes to nudged's stderr; its exit status is logged.
 public struct CommandSink: ReminderSink {
     public let name = "command"
     public let program: [String]
@@ -40,6 +40,7 @@ public struct CommandSink: ReminderSink {
             "NUDGE_DUE": InstantFormat.format(reminder.due),
             "NUDGE_LATE": String(Int(max(delivery.lateBy, 0).rounded(.down))),
         ]
+        environment["NUDGE_PRIORITY"] = reminder.priority.rawValue
         environment["NUDGE_REPEAT"] = reminder.rule?.expression
         environment["NUDGE_COALESCED"] = delivery.coalesced.map(String.init)
         return ProcessCommand(

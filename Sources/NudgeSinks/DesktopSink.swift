@@ -59,7 +59,14 @@ public actor DesktopSink: ReminderSink {
     /// with `-` is never read as one.
     static func notifySend(_ delivery: Delivery, replacing notificationID: UInt32?) -> ProcessCommand {
         let reminder = delivery.reminder
-        var arguments = ["--app-name=nudge", "--print-id", "--urgency=normal", "--expire-time=0"]
+        // The item's priority is the notification's urgency; high is "critical", which servers keep on screen.
+        let urgency =
+            switch reminder.priority {
+            case .low: "low"
+            case .normal: "normal"
+            case .high: "critical"
+            }
+        var arguments = ["--app-name=nudge", "--print-id", "--urgency=\(urgency)", "--expire-time=0"]
         if let notificationID { arguments.append("--replace-id=\(notificationID)") }
         var body = escapingBodyMarkup(reminder.text)
         if delivery.isLate {

@@ -25,13 +25,16 @@ public struct JournalEntry: Sendable, Equatable {
         }
     }
 
-    /// syslog priorities: a reminder that fires is a notice; one that fires late or is missed, a warning; the
-    /// scheduler's other decisions, information.
+    /// syslog priorities: a reminder of normal priority that fires is a notice (5); one that fires late or is
+    /// missed, a warning (4). A low-priority one is information (6), a high-priority one critical (2). The
+    /// scheduler's other decisions are information.
     public static func priority(of event: ReminderEvent) -> Int {
-        switch event.kind {
-        case .fired: (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
-        case .missed: 4
-        case .scheduled, .replaced, .cancelled, .snoozed, .completed: 6
+        switch (event.kind, event.priority ?? .normal) {
+        case (.fired, .low), (.missed, .low): 6
+        case (.fired, .high), (.missed, .high): 2
+        case (.fired, .normal): (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
+        case (.missed, .normal): 4
+        case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _): 6
         }
     }
 
@@ -64,6 +67,8 @@ public struct JournalEntry: Sendable, Equatable {
         }
         // A recurring reminder found late stands for every occurrence that passed unwatched.
         if let coalesced = event.coalesced { append("NUDGE_COALESCED", String(coalesced)) }
+        append("NUDGE_PRIORITY", (event.priority ?? .normal).rawValue)
+        if let catchUp = event.catchUp { append("NUDGE_CATCH_UP", catchUp.description) }
     }
 
     /// journald's rule for a field an application may set: 1 to 64 of A–Z, 0–9 and `_`, not starting with a digit

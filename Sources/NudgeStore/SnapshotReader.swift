@@ -28,7 +28,7 @@ enum SnapshotReader {
         case formatVersion, nextItemID, nextListID, nextEventID, logSequence, lists
         case listID, name, iconName, items
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, repeatRule
-        case completedThrough
+        case completedThrough, priority, catchUp
         case other
 
         static let byName: [String: Key] = [
@@ -38,6 +38,7 @@ enum SnapshotReader {
             "items": .items, "itemID": .itemID, "text": .text, "checked": .checked, "dueDate": .dueDate,
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
             "lastFiredAt": .lastFiredAt, "repeat": .repeatRule, "completedThrough": .completedThrough,
+            "priority": .priority, "catchUp": .catchUp,
         ]
     }
 }
@@ -144,6 +145,8 @@ private struct Reader {
             var lastFiredAt: Date?
             var repeatRule: String?
             var completedThrough: Date?
+            var priority = Priority.normal
+            var catchUp: CatchUp?
             try reader.forEachEntry(ofDictionary: element) { (reader: inout Reader, key, value) throws(GaveUp) in
                 switch key {
                 case .itemID: itemID = try reader.integer(value)
@@ -156,6 +159,12 @@ private struct Reader {
                 case .lastFiredAt: lastFiredAt = try reader.date(value)
                 case .repeatRule: repeatRule = try reader.string(value)
                 case .completedThrough: completedThrough = try reader.date(value)
+                case .priority:
+                    guard let read = Priority(rawValue: try reader.string(value)) else { throw GaveUp() }
+                    priority = read
+                case .catchUp:
+                    guard let read = try? CatchUp(validating: try reader.string(value)) else { throw GaveUp() }
+                    catchUp = read
                 default: break
                 }
             }
@@ -173,7 +182,9 @@ private struct Reader {
                     updatedAt: updatedAt,
                     lastFiredAt: lastFiredAt,
                     repeatRule: repeatRule,
-                    completedThrough: completedThrough
+                    completedThrough: completedThrough,
+                    priority: priority,
+                    catchUp: catchUp
                 )
             )
         }

@@ -53,6 +53,7 @@ enum Render {
         guard let due = item.dueDate?.date else { return trimmed(line + text) }
         var columns = [padded(text, to: textWidth), time.short(due)]
         if let rule = item._repeat { columns.append("↻ \(rule)") }
+        if item.priority != .normal { columns.append("!\(item.priority.rawValue)") }
         if item.pendingDue != nil {
             columns.append(pendingMark)
         } else if !item.checked && due < time.now {
@@ -73,6 +74,8 @@ enum Render {
             ("Checked", item.checked ? "yes" : "no"),
             ("Due", date(item.dueDate, otherwise: "no due date")),
             ("Remind", item.shouldRemind ? "yes" : "no"),
+            ("Priority", item.priority.rawValue),
+            ("Catch up", item.catchUp.map(catchUpText) ?? "as nudged's --catch-up-window says"),
             ("Pending", item.pendingDue.map { "\(pendingMark) \(time.full($0.date))" } ?? "no reminder pending"),
             ("Last fired", date(item.lastFiredAt, otherwise: "never")),
             ("Created", time.full(item.createdAt.date)),
@@ -127,7 +130,9 @@ enum Render {
                 "due \(due), " + (late < 1 ? "on time" : "\(LocalTimeFormat.duration(late)) late")
                 + coalesced(event)
         case .missed:
-            detail = "due \(due), missed by \(LocalTimeFormat.duration(event.lateBy ?? 0))" + coalesced(event)
+            detail =
+                "due \(due), missed by \(LocalTimeFormat.duration(event.lateBy ?? 0))"
+                + (event.catchUp.map { " (catch-up: \(catchUpText($0)))" } ?? "") + coalesced(event)
         case .snoozed:
             detail = "until \(due)"
         case .completed:
@@ -135,6 +140,12 @@ enum Render {
         }
         let kind = padded(event.kind.rawValue, to: 9)
         return "\(time.stamp(at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))  event \(event.id)"
+    }
+
+    /// A catch-up rule as people read it: always, never, or "within 2h".
+    static func catchUpText(_ rule: String) -> String {
+        guard let seconds = DurationText.seconds(rule) else { return rule }
+        return "within \(LocalTimeFormat.duration(seconds))"
     }
 
     /// For a recurring reminder found late: how many occurrences its one decision stands for.

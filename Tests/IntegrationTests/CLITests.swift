@@ -224,7 +224,8 @@ import Testing
 
     static func item(id: Int) -> String {
         #"{"itemID":\#(id),"listID":1,"listName":"List","text":"water the plants","checked":false,"#
-            + #""dueDate":"2026-11-21T17:00:00Z","shouldRemind":true,"createdAt":"2026-11-20T10:00:00Z","#
+            + #""dueDate":"2026-11-21T17:00:00Z","shouldRemind":true,"priority":"normal","#
+            + #""createdAt":"2026-11-20T10:00:00Z","#
             + #""updatedAt":"2026-11-20T10:00:00Z","pendingDue":"2026-11-21T17:00:00Z"}"#
     }
 }

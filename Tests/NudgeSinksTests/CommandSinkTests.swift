@@ -25,7 +25,7 @@ import Testing
         #expect(
             command?.environment == [
                 "NUDGE_ITEM_ID": "12", "NUDGE_TEXT": "back up\nthe NAS", "NUDGE_LIST": "Ops",
-                "NUDGE_DUE": "2027-01-15T08:00:00.000Z", "NUDGE_LATE": "90",
+                "NUDGE_DUE": "2027-01-15T08:00:00.000Z", "NUDGE_LATE": "90", "NUDGE_PRIORITY": "normal",
             ]
         )
     }

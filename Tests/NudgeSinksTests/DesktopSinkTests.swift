@@ -8,10 +8,12 @@ import Testing
 @Suite struct DesktopSinkTests {
     private let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-    private func delivery(_ itemID: Int, _ text: String, lateBy: TimeInterval = 0) -> Delivery {
+    private func delivery(_ itemID: Int, _ text: String, lateBy: TimeInterval = 0, priority: Priority = .normal)
+        -> Delivery
+    {
         let due = Date(timeIntervalSince1970: 1_800_000_000)
         return Delivery(
-            reminder: Reminder(itemID: itemID, text: text, listName: "Home", due: due),
+            reminder: Reminder(itemID: itemID, text: text, listName: "Home", due: due, priority: priority),
             firedAt: due + lateBy,
             lateBy: lateBy
         )
@@ -67,6 +69,14 @@ import Testing
         #expect(command.arguments.contains("--app-name=nudge"))
         #expect(command.arguments.contains("--print-id"))
         #expect(command.timeout <= .seconds(10))
+    }
+
+    @Test func theItemsPriorityIsTheNotificationsUrgency() {
+        let urgencies = [Priority.low, .normal, .high].map { priority in
+            DesktopSink.notifySend(delivery(3, "x", priority: priority), replacing: nil).arguments
+                .first { $0.hasPrefix("--urgency=") }
+        }
+        #expect(urgencies == ["--urgency=low", "--urgency=normal", "--urgency=critical"])
     }
 
     @Test func aLateReminderSaysWhenItWasDue() {

@@ -19,7 +19,7 @@ import Testing
         #expect(
             entry.fields.map(\.name) == [
                 "MESSAGE", "PRIORITY", "MESSAGE_ID", "SYSLOG_IDENTIFIER", "NUDGE_EVENT", "NUDGE_EVENT_ID",
-                "NUDGE_ITEM_ID", "NUDGE_LIST", "NUDGE_DUE", "NUDGE_AT", "NUDGE_LATE_USEC",
+                "NUDGE_ITEM_ID", "NUDGE_LIST", "NUDGE_DUE", "NUDGE_AT", "NUDGE_LATE_USEC", "NUDGE_PRIORITY",
             ]
         )
         let values = Dictionary(uniqueKeysWithValues: entry.fields.map { ($0.name, $0.value) })
@@ -32,6 +32,7 @@ import Testing
         #expect(values["NUDGE_LATE_USEC"] == "500000")
         #expect(values["NUDGE_EVENT_ID"] == "41")
         #expect(values["NUDGE_AT"] == "2027-01-15T08:00:00.750Z")
+        #expect(values["NUDGE_PRIORITY"] == "normal")
         #expect(entry.invalidFieldName == nil)
     }
 
@@ -39,7 +40,25 @@ import Testing
         #expect(JournalEntry.priority(of: ReminderEvent(.fired, of: reminder, at: reminder.due + 60, lateBy: 60)) == 4)
         #expect(JournalEntry.priority(of: ReminderEvent(.missed, of: reminder, at: reminder.due, lateBy: 1e6)) == 4)
         #expect(JournalEntry.priority(of: ReminderEvent(.scheduled, of: reminder, at: reminder.due)) == 6)
-        #expect(JournalEntry(ReminderEvent(.scheduled, of: reminder, at: reminder.due)).fields.count == 10)
+        #expect(JournalEntry(ReminderEvent(.scheduled, of: reminder, at: reminder.due)).fields.count == 11)
+    }
+
+    /// An item's priority sets a fire's or a miss's PRIORITY: low 6, normal 5 (4 late or missed), high 2.
+    @Test func theItemsPriorityIsTheEntrysPriority() {
+        var low = reminder
+        low.priority = .low
+        var high = reminder
+        high.priority = .high
+        #expect(JournalEntry.priority(of: ReminderEvent(.fired, of: low, at: low.due, lateBy: 0)) == 6)
+        #expect(JournalEntry.priority(of: ReminderEvent(.fired, of: reminder, at: reminder.due, lateBy: 0)) == 5)
+        #expect(JournalEntry.priority(of: ReminderEvent(.fired, of: high, at: high.due, lateBy: 0)) == 2)
+        #expect(JournalEntry.priority(of: ReminderEvent(.missed, of: high, at: high.due, lateBy: 1e6)) == 2)
+        #expect(JournalEntry.priority(of: ReminderEvent(.scheduled, of: high, at: high.due)) == 6)
+        var missed = ReminderEvent(.missed, of: high, at: high.due + 7200, lateBy: 7200)
+        missed.catchUp = .within(3600)
+        let values = Dictionary(uniqueKeysWithValues: JournalEntry(missed).fields.map { ($0.name, $0.value) })
+        #expect(values["NUDGE_PRIORITY"] == "high")
+        #expect(values["NUDGE_CATCH_UP"] == "PT1H")
     }
 
     @Test func everyKindHasItsOwnWellFormedMessageID() {

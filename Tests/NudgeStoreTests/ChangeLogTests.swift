@@ -178,14 +178,7 @@ extension NudgeStoreTests {
         /// is rewritten as the current version; the items gain no repeat rule.
         @Test func aVersionTwoStoreWrittenByThePreviousReleaseOpensAndIsUpgraded() throws {
             try withTemporaryDirectory { directory in
-                let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                    .appendingPathComponent("Fixtures/format-2")
-                for suffix in ["", ".log", ".events"] {
-                    try FileManager.default.copyItem(
-                        at: fixture.appendingPathComponent("Checklists.plist" + suffix),
-                        to: URL(fileURLWithPath: directory.storePath + suffix)
-                    )
-                }
+                try copyFixture("format-2", to: directory)
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
                 let current = ChecklistLibrary.currentFormatVersion
@@ -205,6 +198,26 @@ extension NudgeStoreTests {
                 #expect(history.events.map(\.id) == Array(1...history.events.count))
                 let upgraded = try storedRoot(directory.storePath)
                 #expect(upgraded?["formatVersion"] as? Int == current)
+            }
+        }
+
+        /// A store with a recurring item, written by nudged at 9f18951 (format version 3: `Fixtures/format-3`, killed
+        /// with its log holding records): the rule, the completed occurrence and the next one survive the upgrade;
+        /// items gain the normal priority and no catch-up rule of their own.
+        @Test func aVersionThreeStoreWithARecurringItemOpensAndIsUpgraded() throws {
+            try withTemporaryDirectory { directory in
+                try copyFixture("format-3", to: directory)
+                let store = try ChecklistStore.open(path: directory.storePath)
+                defer { store.close() }
+                let current = ChecklistLibrary.currentFormatVersion
+                #expect(store.openingNotes.contains { $0.contains("upgraded from format version 3 to \(current)") })
+                let standup = try #require(store.library.item(id: 1))
+                #expect(standup.repeatRule == "Mon..Fri *-*-* 09:30:00")
+                #expect(standup.completedThrough == Date(timeIntervalSince1970: 1_799_055_000))  // 2027-01-04T09:30Z
+                #expect(standup.dueDate == Date(timeIntervalSince1970: 1_799_141_400))  // 2027-01-05T09:30Z
+                #expect(store.library.item(id: 2)?.dueDate == Date(timeIntervalSince1970: 1_799_152_200))
+                #expect(store.library.lists.flatMap(\.items).allSatisfy { $0.priority == .normal && $0.catchUp == nil })
+                #expect(try storedRoot(directory.storePath)?["formatVersion"] as? Int == current)
             }
         }
 
@@ -422,6 +435,17 @@ extension NudgeStoreTests {
 }
 
 // MARK: Helpers
+
+/// Puts a store an earlier build wrote (`Fixtures/NAME`: the snapshot, its log and its history) where a test opens it.
+func copyFixture(_ name: String, to directory: TemporaryDirectory) throws {
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/" + name)
+    for suffix in ["", ".log", ".events"] {
+        try FileManager.default.copyItem(
+            at: fixture.appendingPathComponent("Checklists.plist" + suffix),
+            to: URL(fileURLWithPath: directory.storePath + suffix)
+        )
+    }
+}
 
 /// The top-level dictionary of a snapshot, read by Foundation's own property-list reader.
 func storedRoot(_ path: String) throws -> [String: Any]? {

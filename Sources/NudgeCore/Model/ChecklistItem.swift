@@ -18,11 +18,16 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     /// For a recurring item: the latest occurrence checked off. Checking off a recurring item completes one
     /// occurrence and leaves the item open.
     public var completedThrough: Date?
+    /// How urgent its reminders are.
+    public var priority: Priority
+    /// Whether its reminder still fires when found late; nil: the daemon's `--catch-up-window` decides.
+    public var catchUp: CatchUp?
 
     public var id: Int { itemID }
 
     private enum CodingKeys: String, CodingKey {
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough
+        case priority, catchUp
         case repeatRule = "repeat"
     }
 
@@ -36,7 +41,9 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         updatedAt: Date? = nil,
         lastFiredAt: Date? = nil,
         repeatRule: String? = nil,
-        completedThrough: Date? = nil
+        completedThrough: Date? = nil,
+        priority: Priority = .normal,
+        catchUp: CatchUp? = nil
     ) {
         self.itemID = itemID
         self.text = text
@@ -48,6 +55,25 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         self.lastFiredAt = lastFiredAt
         self.repeatRule = repeatRule
         self.completedThrough = completedThrough
+        self.priority = priority
+        self.catchUp = catchUp
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        itemID = try container.decode(Int.self, forKey: .itemID)
+        text = try container.decode(String.self, forKey: .text)
+        checked = try container.decode(Bool.self, forKey: .checked)
+        dueDate = try container.decodeIfPresent(Date.self, forKey: .dueDate)
+        shouldRemind = try container.decode(Bool.self, forKey: .shouldRemind)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+        lastFiredAt = try container.decodeIfPresent(Date.self, forKey: .lastFiredAt)
+        repeatRule = try container.decodeIfPresent(String.self, forKey: .repeatRule)
+        completedThrough = try container.decodeIfPresent(Date.self, forKey: .completedThrough)
+        // Absent from stores written before format version 4.
+        priority = try container.decodeIfPresent(Priority.self, forKey: .priority) ?? .normal
+        catchUp = try container.decodeIfPresent(CatchUp.self, forKey: .catchUp)
     }
 
     /// The replacement rule: an item has a pending reminder iff it asks for one, is not done, and is due later.
@@ -80,6 +106,10 @@ public struct ItemEdit: Sendable, Hashable {
     /// A new repeat rule (a systemd calendar expression). To end the series, set `clearsRepeat` instead.
     public var repeatRule: String?
     public var clearsRepeat: Bool
+    public var priority: Priority?
+    /// A catch-up rule of the item's own. To go back to the daemon's, set `clearsCatchUp` instead.
+    public var catchUp: CatchUp?
+    public var clearsCatchUp: Bool
 
     public init(
         text: String? = nil,
@@ -89,7 +119,10 @@ public struct ItemEdit: Sendable, Hashable {
         shouldRemind: Bool? = nil,
         listID: Int? = nil,
         repeatRule: String? = nil,
-        clearsRepeat: Bool = false
+        clearsRepeat: Bool = false,
+        priority: Priority? = nil,
+        catchUp: CatchUp? = nil,
+        clearsCatchUp: Bool = false
     ) {
         self.text = text
         self.checked = checked
@@ -99,5 +132,8 @@ public struct ItemEdit: Sendable, Hashable {
         self.listID = listID
         self.repeatRule = repeatRule
         self.clearsRepeat = clearsRepeat
+        self.priority = priority
+        self.catchUp = catchUp
+        self.clearsCatchUp = clearsCatchUp
     }
 }

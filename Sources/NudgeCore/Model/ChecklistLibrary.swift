@@ -9,8 +9,9 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     /// The version of the store's layout. A store written by a newer version is refused, never overwritten.
     /// 1: the property list alone, rewritten on every change. 2: the property list is a snapshot that names the last
     /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since. 3: items
-    /// may recur (`repeat`, `completedThrough`); older files are read as they are and rewritten as 3 on open.
-    public static let currentFormatVersion = 3
+    /// may recur (`repeat`, `completedThrough`). 4: items have a `priority` and may have a `catchUp` rule. Older files
+    /// are read as they are and rewritten in the current version on open.
+    public static let currentFormatVersion = 4
     /// The name of the list a new store starts with.
     public static let firstListName = "List"
 
@@ -231,6 +232,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         dueDate: Date? = nil,
         shouldRemind: Bool = false,
         repeatRule: String? = nil,
+        priority: Priority = .normal,
+        catchUp: CatchUp? = nil,
         now: Date,
         timeZone: TimeZone = .current
     ) throws(ModelError) -> ChecklistChange {
@@ -240,7 +243,9 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             text: try validText(text),
             dueDate: dueDate,
             shouldRemind: shouldRemind,
-            createdAt: now
+            createdAt: now,
+            priority: priority,
+            catchUp: catchUp
         )
         if let repeatRule {
             (item.repeatRule, item.dueDate) = try Self.startSeries(repeatRule, from: dueDate, now: now, in: timeZone)
@@ -268,6 +273,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         if let checked = edit.checked { item.checked = checked }
         if edit.clearsDueDate { item.dueDate = nil } else if let dueDate = edit.dueDate { item.dueDate = dueDate }
         if let shouldRemind = edit.shouldRemind { item.shouldRemind = shouldRemind }
+        if let priority = edit.priority { item.priority = priority }
+        if edit.clearsCatchUp { item.catchUp = nil } else if let catchUp = edit.catchUp { item.catchUp = catchUp }
         if edit.clearsRepeat || edit.clearsDueDate {
             item.repeatRule = nil
             item.completedThrough = nil

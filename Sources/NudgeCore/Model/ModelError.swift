@@ -14,6 +14,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case lastList = "last_list"
         case timeNotUnderstood = "time_not_understood"
         case invalidRepeat = "invalid_repeat"
+        case unknownPriority = "unknown_priority"
+        case invalidCatchUp = "invalid_catch_up"
     }
 
     public let code: Code
@@ -80,6 +82,18 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A repeat rule that is not a calendar expression systemd would accept, with the part and why.
     public static func invalidRepeat(_ error: CalendarSpecError) -> ModelError {
         ModelError(code: .invalidRepeat, description: error.description)
+    }
+
+    public static func unknownPriority(_ text: String) -> ModelError {
+        ModelError(code: .unknownPriority, description: "unknown priority \"\(text)\"; use low, normal or high")
+    }
+
+    public static func invalidCatchUp(_ text: String) -> ModelError {
+        ModelError(
+            code: .invalidCatchUp,
+            description: "cannot read \"\(text)\" as a catch-up rule: use always, never, or a duration such as 2h, "
+                + "90m or PT2H (how late a reminder may be found and still fire)"
+        )
     }
 
     /// A repeat rule with no occurrence after the instant the series would start from.

@@ -40,6 +40,10 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     /// For `fired` and `missed` of a recurring item found late: how many occurrences passed unwatched (the one
     /// reported, the latest, included), folded into this one decision instead of a burst.
     public var coalesced: Int?
+    /// The item's priority; nil (in events from before priorities) is normal.
+    public var priority: Priority?
+    /// For `missed`: the catch-up rule the reminder was found late against, the item's own or the daemon's window.
+    public var catchUp: CatchUp?
 
     /// An event about a reminder: its item, text, list and due instant.
     public init(
@@ -60,5 +64,6 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         self.previousDue = previousDue
         self.lateBy = lateBy
         self.coalesced = coalesced
+        priority = reminder.priority
     }
 }

@@ -159,10 +159,12 @@ public struct ReminderScheduler: Sendable {
                 coalesced = passed.count
             }
             let lateBy = now.timeIntervalSince(reminder.due)
-            if lateBy > catchUpWindow {
-                output.events.append(
-                    ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced)
-                )
+            let window = reminder.catchUp?.window ?? catchUpWindow
+            if lateBy > window || (reminder.catchUp == .never && lateBy >= window) {
+                var missed = ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced)
+                // Why: the window it was found outside of, the item's own or the daemon's.
+                missed.catchUp = reminder.catchUp ?? .within(catchUpWindow)
+                output.events.append(missed)
             } else {
                 output.actions.append(
                     .deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy, coalesced: coalesced))
@@ -194,7 +196,15 @@ public struct ReminderScheduler: Sendable {
     // MARK: Private
 
     private mutating func reminder(for item: ChecklistItem, listName: String, due: Date) -> Reminder {
-        Reminder(itemID: item.itemID, text: item.text, listName: listName, due: due, rule: rule(item.repeatRule))
+        Reminder(
+            itemID: item.itemID,
+            text: item.text,
+            listName: listName,
+            due: due,
+            rule: rule(item.repeatRule),
+            priority: item.priority,
+            catchUp: item.catchUp
+        )
     }
 
     /// The parsed rule; an expression the store holds was accepted when it was set, so it parses again (should a

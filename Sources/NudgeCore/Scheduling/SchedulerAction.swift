@@ -8,13 +8,26 @@ public struct Reminder: Sendable, Equatable {
     public var due: Date
     /// For a recurring item, its rule: the scheduler uses it to fold occurrences that passed unwatched into one.
     public var rule: RepeatRule?
+    public var priority: Priority
+    /// The item's own catch-up rule; nil: the scheduler's window.
+    public var catchUp: CatchUp?
 
-    public init(itemID: Int, text: String, listName: String, due: Date, rule: RepeatRule? = nil) {
+    public init(
+        itemID: Int,
+        text: String,
+        listName: String,
+        due: Date,
+        rule: RepeatRule? = nil,
+        priority: Priority = .normal,
+        catchUp: CatchUp? = nil
+    ) {
         self.itemID = itemID
         self.text = text
         self.listName = listName
         self.due = due
         self.rule = rule
+        self.priority = priority
+        self.catchUp = catchUp
     }
 }
 

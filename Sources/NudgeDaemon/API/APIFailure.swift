@@ -92,7 +92,8 @@ struct APIFailure: Error {
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList: .conflict
-                case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat: .badRequest
+                case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp:
+                    .badRequest
                 }
             return APIFailure(status: status, code: error.code.rawValue, message: error.description)
         case let error as StoreError where error.code == .outcomeUnknown:

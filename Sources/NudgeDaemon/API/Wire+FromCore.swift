@@ -20,6 +20,8 @@ extension Components.Schemas.Item {
             updatedAt: Instant(item.updatedAt),
             lastFiredAt: item.lastFiredAt.map(Instant.init),
             _repeat: item.repeatRule,
+            priority: Components.Schemas.Priority(item.priority),
+            catchUp: item.catchUp?.description,
             completedThrough: item.completedThrough.map(Instant.init),
             pendingDue: pendingDue.map(Instant.init)
         )
@@ -58,7 +60,9 @@ extension Components.Schemas.Event {
             listName: event.listName,
             previousDue: event.previousDue.map(Instant.init),
             lateBy: event.lateBy,
-            coalesced: event.coalesced
+            coalesced: event.coalesced,
+            priority: event.priority.map(Components.Schemas.Priority.init),
+            catchUp: event.catchUp?.description
         )
     }
 }
@@ -71,6 +75,16 @@ extension Components.Schemas.EventPage {
             dropped: page.dropped > 0 ? page.dropped : nil,
             latest: page.latest
         )
+    }
+}
+
+extension Components.Schemas.Priority {
+    init(_ priority: Priority) {
+        switch priority {
+        case .low: self = .low
+        case .normal: self = .normal
+        case .high: self = .high
+        }
     }
 }
 

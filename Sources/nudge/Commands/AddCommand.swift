@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeCore
 
 /// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE] [--remind|--no-remind]`: POST /v1/items.
 struct AddCommand: DaemonCommand {
@@ -22,6 +23,8 @@ struct AddCommand: DaemonCommand {
             \(SharedArguments.whenDiscussion)
 
             \(SharedArguments.repeatDiscussion)
+
+            \(SharedArguments.policyDiscussion)
             """
     )
 
@@ -48,6 +51,18 @@ struct AddCommand: DaemonCommand {
     )
     var repeatRule: String?
 
+    @Option(
+        help: ArgumentHelp("How urgent: low, normal (the default) or high.", valueName: "priority"),
+        transform: SharedArguments.parsePriority
+    )
+    var priority: Priority?
+
+    @Option(
+        help: ArgumentHelp("Fire when found late: always, never or within DURATION (see below).", valueName: "rule"),
+        transform: SharedArguments.parseCatchUp
+    )
+    var catchUp: CatchUp?
+
     @Flag(
         inversion: .prefixedNo,
         help: "Whether to remind when it falls due (default: --remind with --due or --repeat, else --no-remind)."
@@ -66,7 +81,9 @@ struct AddCommand: DaemonCommand {
             list: list,
             dueDate: due.map(Instant.init),
             shouldRemind: remind ?? (due != nil || repeatRule != nil ? true : nil),
-            _repeat: repeatRule
+            _repeat: repeatRule,
+            priority: priority.map { Components.Schemas.Priority(rawValue: $0.rawValue)! },
+            catchUp: catchUp?.description
         )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }

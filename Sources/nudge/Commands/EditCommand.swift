@@ -25,6 +25,8 @@ struct EditCommand: DaemonCommand {
             \(SharedArguments.whenDiscussion)
 
             \(SharedArguments.repeatDiscussion)
+
+            \(SharedArguments.policyDiscussion) --catch-up default goes back to nudged's window.
             """
     )
 
@@ -49,6 +51,20 @@ struct EditCommand: DaemonCommand {
     @Flag(help: "End the series: the item no longer repeats.")
     var noRepeat = false
 
+    @Option(
+        help: ArgumentHelp("How urgent: low, normal or high.", valueName: "priority"),
+        transform: SharedArguments.parsePriority
+    )
+    var priority: Priority?
+
+    @Option(
+        help: ArgumentHelp(
+            "Fire when found late: always, never, within DURATION, or default (nudged's window).",
+            valueName: "rule"
+        )
+    )
+    var catchUp: String?
+
     @Flag(inversion: .prefixedNo, help: "Whether to remind when it falls due.")
     var remind: Bool?
 
@@ -64,11 +80,15 @@ struct EditCommand: DaemonCommand {
         if repeatRule != nil && noRepeat {
             throw ValidationError("--repeat and --no-repeat contradict each other; give one of them")
         }
-        if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat {
+        if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat
+            && priority == nil && catchUp == nil
+        {
             throw ValidationError(
-                "nothing to change: give --text, --due, --no-due, --repeat, --no-repeat, --remind, --no-remind or --list"
+                "nothing to change: give --text, --due, --no-due, --repeat, --no-repeat, --priority, --catch-up, "
+                    + "--remind, --no-remind or --list"
             )
         }
+        if let catchUp, catchUp != "default" { _ = try CatchUp(validating: catchUp) }
         if let text, text.allSatisfy(\.isWhitespace) {
             throw ValidationError("--text is empty; say what to do")
         }
@@ -82,7 +102,10 @@ struct EditCommand: DaemonCommand {
                 clearsDueDate: noDue,
                 shouldRemind: remind,
                 repeatRule: repeatRule,
-                clearsRepeat: noRepeat
+                clearsRepeat: noRepeat,
+                priority: priority,
+                catchUp: try catchUp.flatMap { $0 == "default" ? nil : try CatchUp(validating: $0) },
+                clearsCatchUp: catchUp == "default"
             ),
             list: list
         )

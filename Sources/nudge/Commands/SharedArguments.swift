@@ -17,6 +17,22 @@ enum SharedArguments {
         rule's next occurrence; each fire schedules the one after.
         """
 
+    static let policyDiscussion = """
+        --priority low|normal|high sets how urgent the reminder is: desktop urgency low, normal or critical, the \
+        journal's PRIORITY (6, 5, 2) and a command's NUDGE_PRIORITY. --catch-up always|never|DURATION says whether \
+        a reminder nudged finds late (it was not running, the machine slept) still fires: always, never (only on \
+        time), or if at most that late (2h); otherwise it is reported missed. Without it, nudged's \
+        --catch-up-window decides.
+        """
+
+    @Sendable static func parsePriority(_ text: String) throws -> Priority {
+        try Priority(validating: text)
+    }
+
+    @Sendable static func parseCatchUp(_ text: String) throws -> CatchUp {
+        try CatchUp(validating: text)
+    }
+
     /// `--due`: parsed when the arguments are, so a mistake is a usage error (exit 2) naming the part not understood.
     @Sendable static func parseDue(_ text: String) throws -> Date {
         try TimeInput(now: Date(), timeZone: .current).parse(text)

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// Priority and per-item catch-up on the real nudged, its clock manual: a restart long after reminders fell due
+/// fires each or reports it missed by its own rule, and a command sees the priority.
+@Suite(.timeLimit(.minutes(2))) struct ReminderPolicyTests {
+    @Test func eachItemsCatchUpRuleDecidesWhatFiresAfterDowntime() async throws {
+        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let recorder = try FireRecorder(in: sandbox)
+        let arguments = ["--catch-up-window", "1h"] + recorder.onFire
+        let due = iso(start + 60)
+        do {
+            let daemon = try await Daemon(
+                sandbox,
+                sinks: "command",
+                arguments: ["--clock", "manual:" + iso(start)] + arguments
+            )
+            defer { daemon.stop() }
+            for (text, flags) in [
+                ("always", ["--catch-up", "always", "--priority", "high"]),
+                ("never", ["--catch-up", "never"]),
+                ("within 3h", ["--catch-up", "3h", "--priority", "low"]),
+                ("the daemon's hour", []),
+            ] {
+                let added = try await run(
+                    Binaries.nudge,
+                    ["add", text, "--due", due, "--socket", sandbox.socket] + flags
+                )
+                #expect(added.status == 0, "\(added)")
+            }
+            let shown = try await sandbox.nudge("show", "1")
+            #expect(shown.stdout.contains("Priority:") && shown.stdout.contains("high"), "\(shown)")
+        }
+        // Down for two hours past the due instant.
+        let daemon = try await Daemon(
+            sandbox,
+            sinks: "command",
+            arguments: ["--clock", "manual:" + iso(start + 60 + 7200)] + arguments
+        )
+        defer { daemon.stop() }
+        let events = try await ManualClockTests.withClient(sandbox) { try await $0.history().events }
+        let decided = Dictionary(
+            events.filter { ["fired", "missed"].contains($0["kind"] as? String) }
+                .map { ($0["itemID"] as? Int ?? 0, $0) }
+        ) { a, _ in a }
+        #expect(decided[1]?["kind"] as? String == "fired")
+        #expect(decided[2]?["kind"] as? String == "missed")
+        #expect(decided[2]?["catchUp"] as? String == "never")
+        #expect(decided[3]?["kind"] as? String == "fired")
+        #expect(decided[4]?["kind"] as? String == "missed")
+        #expect(decided[4]?["catchUp"] as? String == "PT1H", "the daemon's window, said as a duration")
+        #expect(decided[1]?["priority"] as? String == "high")
+
+        try await recorder.awaitRuns(of: [1, 3], daemon: daemon)
+        #expect(recorder.environment(1)["NUDGE_PRIORITY"] == "high")
+        #expect(recorder.environment(3)["NUDGE_PRIORITY"] == "low")
+        #expect(recorder.firedAt(2) == nil && recorder.firedAt(4) == nil)
+
+        let missed = try await sandbox.nudge("events", "--kind", "missed")
+        #expect(missed.stdout.contains("(catch-up: never)"), "\(missed)")
+        #expect(missed.stdout.contains("(catch-up: within 1h"), "\(missed)")
+
+        let high = try await sandbox.nudge("ls", "--priority", "high", "--json")
+        let items = (try? JSONSerialization.jsonObject(with: high.output) as? [[String: Any]]) ?? []
+        #expect(items.map { $0["itemID"] as? Int } == [1])
+        let sorted = try await sandbox.nudge("ls", "--sort", "priority", "--json")
+        let order = (try? JSONSerialization.jsonObject(with: sorted.output) as? [[String: Any]]) ?? []
+        #expect(order.map { $0["itemID"] as? Int } == [1, 2, 4, 3])
+    }
+}
