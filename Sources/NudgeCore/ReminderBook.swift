@@ -140,6 +140,21 @@ public struct ReminderBook: Sendable {
         return (edited, numbered(outcome))
     }
 
+    /// Snoozes an item's reminder to `until` (replacing the pending one, or scheduling one again if it fired),
+    /// reported as `snoozed` with the snoozed instant and the item's due date, which does not change.
+    public mutating func snoozeItem(itemID: Int, until: Date) throws(ModelError) -> (ChecklistItem, Outcome) {
+        let now = clock.now()
+        let change = try library.makeSnooze(itemID: itemID, until: until, now: now)
+        let (item, scheduled) = try put(change, now: now, numbering: false)
+        var outcome = scheduled
+        // The scheduler tells it as any new reminder (scheduled, or replaced); it is a snooze.
+        if let index = outcome.events.firstIndex(where: { $0.itemID == itemID && $0.kind != .cancelled }) {
+            outcome.events[index].kind = .snoozed
+            outcome.events[index].previousDue = item.dueDate
+        }
+        return (item, numbered(outcome))
+    }
+
     /// Removes an item, cancelling its reminder.
     public mutating func removeItem(itemID: Int) throws(ModelError) -> Outcome {
         let change = try library.makeRemoveItem(itemID: itemID)
@@ -164,8 +179,9 @@ public struct ReminderBook: Sendable {
         return (item, numbering ? numbered(outcome) : outcome)
     }
 
-    /// Turns every fired or missed decision into a change that records the instant as handled; a recurring item
-    /// moves on to its next occurrence, which is scheduled (reported as `scheduled`).
+    /// Turns every fired or missed decision into a change that records the instant as handled. An item that still
+    /// wants a reminder then has it scheduled (reported as `scheduled`): a recurring item's next occurrence, or the
+    /// due date of one snoozed to before it.
     private mutating func recordingHandled(_ output: SchedulerOutput) -> Outcome {
         var outcome = Outcome()
         outcome.append(output)
@@ -176,7 +192,7 @@ public struct ReminderBook: Sendable {
             else { continue }
             try? library.apply(change)
             outcome.changes.append(change)
-            if case .putItem(let item, _) = change, item.repeatRule != nil {
+            if case .putItem(let item, _) = change, item.wantsReminder(at: now) {
                 outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))
             }
         }

@@ -261,6 +261,16 @@ final class ReminderService: Service {
         }
     }
 
+    /// Snoozes an item's reminder until the instant `until` gives from the loop's clock (the manual clock's, too).
+    func snoozeItem(_ itemID: Int, until: @escaping @Sendable (Date) -> Date) async throws
+        -> Components.Schemas.Item
+    {
+        try await perform { book in
+            let (_, outcome) = try book.snoozeItem(itemID: itemID, until: until(book.clock.now()))
+            return (try book.wireItem(itemID), outcome)
+        }
+    }
+
     func removeItem(_ itemID: Int) async throws {
         try await perform { book in ((), try book.removeItem(itemID: itemID)) }
     }

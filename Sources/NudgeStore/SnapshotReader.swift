@@ -28,7 +28,7 @@ enum SnapshotReader {
         case formatVersion, nextItemID, nextListID, nextEventID, logSequence, lists
         case listID, name, iconName, items
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, repeatRule
-        case completedThrough, priority, catchUp
+        case completedThrough, priority, catchUp, snoozedUntil
         case other
 
         static let byName: [String: Key] = [
@@ -38,7 +38,7 @@ enum SnapshotReader {
             "items": .items, "itemID": .itemID, "text": .text, "checked": .checked, "dueDate": .dueDate,
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
             "lastFiredAt": .lastFiredAt, "repeat": .repeatRule, "completedThrough": .completedThrough,
-            "priority": .priority, "catchUp": .catchUp,
+            "priority": .priority, "catchUp": .catchUp, "snoozedUntil": .snoozedUntil,
         ]
     }
 }
@@ -147,6 +147,7 @@ private struct Reader {
             var completedThrough: Date?
             var priority = Priority.normal
             var catchUp: CatchUp?
+            var snoozedUntil: Date?
             try reader.forEachEntry(ofDictionary: element) { (reader: inout Reader, key, value) throws(GaveUp) in
                 switch key {
                 case .itemID: itemID = try reader.integer(value)
@@ -165,6 +166,7 @@ private struct Reader {
                 case .catchUp:
                     guard let read = try? CatchUp(validating: try reader.string(value)) else { throw GaveUp() }
                     catchUp = read
+                case .snoozedUntil: snoozedUntil = try reader.date(value)
                 default: break
                 }
             }
@@ -184,7 +186,8 @@ private struct Reader {
                     repeatRule: repeatRule,
                     completedThrough: completedThrough,
                     priority: priority,
-                    catchUp: catchUp
+                    catchUp: catchUp,
+                    snoozedUntil: snoozedUntil
                 )
             )
         }

@@ -24,7 +24,8 @@ struct Nudge: AsyncParsableCommand {
             """,
         subcommands: [
             AddCommand.self, LsCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self,
-            UndoneCommand.self, RmCommand.self, PendingCommand.self, WatchCommand.self, EventsCommand.self,
+            UndoneCommand.self, SnoozeCommand.self, RmCommand.self, PendingCommand.self, WatchCommand.self,
+            EventsCommand.self,
             ClockCommand.self, CalendarCommand.self, ListsCommand.self, ListCommand.self,
         ]
     )

@@ -81,6 +81,9 @@ enum Render {
             ("Created", time.full(item.createdAt.date)),
             ("Updated", time.full(item.updatedAt.date)),
         ]
+        if let snoozed = item.snoozedUntil, let pending = rows.firstIndex(where: { $0.0 == "Pending" }) {
+            rows.insert(("Snoozed", "until \(time.full(snoozed.date))"), at: pending)
+        }
         if let rule = item._repeat {
             // After "Due", which is the next occurrence.
             rows.insert(("Repeat", rule), at: 5)
@@ -134,7 +137,7 @@ enum Render {
                 "due \(due), missed by \(LocalTimeFormat.duration(event.lateBy ?? 0))"
                 + (event.catchUp.map { " (catch-up: \(catchUpText($0)))" } ?? "") + coalesced(event)
         case .snoozed:
-            detail = "until \(due)"
+            detail = "until \(due)" + (event.previousDue.map { ", due \(time.clock($0.date, relativeTo: at))" } ?? "")
         case .completed:
             detail = "occurrence due \(due) done"
         }

@@ -70,3 +70,61 @@ import Testing
         #expect(order.map { $0["itemID"] as? Int } == [1, 2, 4, 3])
     }
 }
+
+/// Snooze on the real nudged, its clock manual: the reminder moves, the due date stays, a fire and a snooze in the
+/// same instant both stand, and what is refused is refused with the API's error.
+@Suite(.timeLimit(.minutes(2))) struct SnoozeFlowTests {
+    @Test func aSnoozedReminderFiresAtTheSnoozedInstantOnlyAndTheEventsSayWhy() async throws {
+        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(start)])
+        defer { daemon.stop() }
+        try await ManualClockTests.withClient(sandbox) { client in
+            for (text, due) in [("tea", start + 60), ("call", start + 900)] {
+                let added = try await sandbox.nudge("add", text, "--due", iso(due))
+                #expect(added.status == 0, "\(added)")
+            }
+            let snoozed = try await sandbox.nudge("snooze", "1", "--json")
+            let item = try JSONSerialization.jsonObject(with: snoozed.output) as? [String: Any]
+            #expect(date(item?["pendingDue"]) == start + 600, "10 minutes by nudged's clock: \(snoozed)")
+            #expect(date(item?["dueDate"]) == start + 60)
+
+            _ = try await client.ok("POST", "/v1/clock", ["advance": "PT5M"])
+            // The clock's answer comes once everything due on the way is decided: nothing fired at the due date.
+            #expect(try await client.history().events.allSatisfy { $0["kind"] as? String != "fired" })
+
+            // Item 2 fires at 00:15; a snooze in that same instant schedules it again, after the fire.
+            _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 900)])
+            let again = try await client.ok("POST", "/v1/items/2/snooze", ["for": "PT5M"])
+            #expect(date(again["pendingDue"]) == start + 1200)
+            _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 1200)])
+
+            let events = try await client.history().events
+            let tea = events.filter { $0["itemID"] as? Int == 1 }
+            #expect(tea.map { $0["kind"] as? String ?? "" } == ["scheduled", "snoozed", "fired"])
+            #expect(date(tea[1]["due"]) == start + 600 && date(tea[1]["previousDue"]) == start + 60)
+            #expect(date(tea[2]["due"]) == start + 600 && date(tea[2]["at"]) == start + 600)
+            let call = events.filter { $0["itemID"] as? Int == 2 }
+            #expect(call.map { $0["kind"] as? String ?? "" } == ["scheduled", "fired", "snoozed", "fired"])
+            #expect(call.compactMap { date($0["at"]) }.suffix(3) == [start + 900, start + 900, start + 1200])
+
+            let shown = try await sandbox.nudge("events", "--item", "1")
+            #expect(shown.stdout.contains("snoozed") && shown.stdout.contains("until 00:10:00"), "\(shown)")
+
+            let both = try await client.request("POST", "/v1/items/1/snooze", ["for": "PT5M", "until": iso(start)])
+            #expect(both.status == 400)
+            let past = try await client.request("POST", "/v1/items/1/snooze", ["until": iso(start)])
+            #expect(
+                past.status == 400
+                    && ((past.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
+                        == "invalid_snooze"
+            )
+            _ = try await sandbox.nudge("done", "1")
+            let checked = try await client.request("POST", "/v1/items/1/snooze", ["for": "PT5M"])
+            #expect(checked.status == 409)
+        }
+        let refused = try await sandbox.nudge("snooze", "2", "soon")
+        #expect(refused.status == 2, "\(refused)")
+    }
+}

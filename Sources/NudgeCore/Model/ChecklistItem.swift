@@ -22,12 +22,15 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     public var priority: Priority
     /// Whether its reminder still fires when found late; nil: the daemon's `--catch-up-window` decides.
     public var catchUp: CatchUp?
+    /// The reminder was snoozed to this instant: it fires then instead of at the due date, which stays as it is.
+    /// Cleared when it fires, and by any change of the due date or the rule.
+    public var snoozedUntil: Date?
 
     public var id: Int { itemID }
 
     private enum CodingKeys: String, CodingKey {
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough
-        case priority, catchUp
+        case priority, catchUp, snoozedUntil
         case repeatRule = "repeat"
     }
 
@@ -43,7 +46,8 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         repeatRule: String? = nil,
         completedThrough: Date? = nil,
         priority: Priority = .normal,
-        catchUp: CatchUp? = nil
+        catchUp: CatchUp? = nil,
+        snoozedUntil: Date? = nil
     ) {
         self.itemID = itemID
         self.text = text
@@ -57,6 +61,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         self.completedThrough = completedThrough
         self.priority = priority
         self.catchUp = catchUp
+        self.snoozedUntil = snoozedUntil
     }
 
     public init(from decoder: any Decoder) throws {
@@ -74,12 +79,17 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         // Absent from stores written before format version 4.
         priority = try container.decodeIfPresent(Priority.self, forKey: .priority) ?? .normal
         catchUp = try container.decodeIfPresent(CatchUp.self, forKey: .catchUp)
+        snoozedUntil = try container.decodeIfPresent(Date.self, forKey: .snoozedUntil)
     }
 
-    /// The replacement rule: an item has a pending reminder iff it asks for one, is not done, and is due later.
+    /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.
+    public var reminderInstant: Date? { snoozedUntil ?? dueDate }
+
+    /// The replacement rule: an item has a pending reminder iff it asks for one, is not done, and is due (or
+    /// snoozed to) later.
     public func wantsReminder(at now: Date) -> Bool {
-        guard shouldRemind, !checked, let dueDate else { return false }
-        return dueDate > now
+        guard shouldRemind, !checked, let instant = reminderInstant else { return false }
+        return instant > now
     }
 
     /// The due instant that passed unhandled while nothing was watching (daemon down, machine asleep), if any.
@@ -87,9 +97,11 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     /// Only an instant that was still ahead when the item was last edited counts: a due date set in the past was
     /// never pending, so it is neither fired late nor reported missed.
     public func overdueInstant(at now: Date) -> Date? {
-        guard shouldRemind, !checked, let dueDate, dueDate <= now, dueDate > updatedAt else { return nil }
-        if let lastFiredAt, lastFiredAt >= dueDate { return nil }
-        return dueDate
+        guard shouldRemind, !checked, let instant = reminderInstant, instant <= now, instant > updatedAt else {
+            return nil
+        }
+        if let lastFiredAt, lastFiredAt >= instant { return nil }
+        return instant
     }
 }
 

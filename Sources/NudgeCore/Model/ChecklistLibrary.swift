@@ -274,6 +274,10 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         if edit.clearsDueDate { item.dueDate = nil } else if let dueDate = edit.dueDate { item.dueDate = dueDate }
         if let shouldRemind = edit.shouldRemind { item.shouldRemind = shouldRemind }
         if let priority = edit.priority { item.priority = priority }
+        // A new due date or rule says when to be reminded: it ends a snooze.
+        if edit.dueDate != nil || edit.clearsDueDate || edit.repeatRule != nil || edit.clearsRepeat {
+            item.snoozedUntil = nil
+        }
         if edit.clearsCatchUp { item.catchUp = nil } else if let catchUp = edit.catchUp { item.catchUp = catchUp }
         if edit.clearsRepeat || edit.clearsDueDate {
             item.repeatRule = nil
@@ -295,13 +299,27 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         item.lastFiredAt = due
+        item.snoozedUntil = nil
         // A rule that no longer parses (a store edited by hand, or moved to a zone without the abbreviation it
         // names) leaves the item a one-shot reminder: recording the handled instant matters more.
-        if let expression = item.repeatRule, let rule = try? RepeatRule(expression, localZone: timeZone),
-            let next = rule.next(after: due, in: timeZone)
+        // A snooze moved one occurrence: an occurrence still ahead of the snoozed fire stays the next one.
+        if let expression = item.repeatRule, item.dueDate.map({ $0 <= due }) ?? true,
+            let rule = try? RepeatRule(expression, localZone: timeZone), let next = rule.next(after: due, in: timeZone)
         {
             item.dueDate = next
         }
+        return .putItem(item, listID: list.listID)
+    }
+
+    /// A change that snoozes an item's reminder to `until`: it fires then, whether a reminder was pending or had
+    /// already fired, and the due date stays as it is. Reminding is switched on.
+    public func makeSnooze(itemID: Int, until: Date, now: Date) throws(ModelError) -> ChecklistChange {
+        guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
+        guard !item.checked else { throw .itemChecked(itemID) }
+        guard until > now else { throw .snoozeNotAhead(until, now: now) }
+        item.snoozedUntil = until
+        item.shouldRemind = true
+        item.updatedAt = now
         return .putItem(item, listID: list.listID)
     }
 
@@ -390,6 +408,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         var item = item
         guard let pending = item.dueDate else { return item }
         item.checked = false
+        item.snoozedUntil = nil
         if let fired = item.lastFiredAt, fired > (item.completedThrough ?? .distantPast), fired < pending {
             item.completedThrough = fired
             return item

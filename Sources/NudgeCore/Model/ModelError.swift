@@ -16,6 +16,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidRepeat = "invalid_repeat"
         case unknownPriority = "unknown_priority"
         case invalidCatchUp = "invalid_catch_up"
+        case invalidSnooze = "invalid_snooze"
+        case itemChecked = "item_checked"
     }
 
     public let code: Code
@@ -93,6 +95,22 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             code: .invalidCatchUp,
             description: "cannot read \"\(text)\" as a catch-up rule: use always, never, or a duration such as 2h, "
                 + "90m or PT2H (how late a reminder may be found and still fire)"
+        )
+    }
+
+    public static func snoozeNotAhead(_ until: Date, now: Date) -> ModelError {
+        ModelError(
+            code: .invalidSnooze,
+            description: "cannot snooze until \(InstantFormat.format(until)): it is not after now "
+                + "(\(InstantFormat.format(now))); snooze for a length of time, like 10m, or until a time to come"
+        )
+    }
+
+    public static func itemChecked(_ itemID: Int) -> ModelError {
+        ModelError(
+            code: .itemChecked,
+            description:
+                "item \(itemID) is checked off, so it has no reminder to snooze; uncheck it first (nudge undone)"
         )
     }
 

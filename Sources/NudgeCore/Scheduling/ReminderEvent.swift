@@ -14,7 +14,7 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         case fired
         /// A reminder fell due while nothing was watching, longer ago than the catch-up window; not delivered.
         case missed
-        /// Reserved for snoozing, a later step.
+        /// An item's reminder was snoozed: `due` is the snoozed instant, `previousDue` the item's due date (unchanged).
         case snoozed
         /// An occurrence of a recurring item was checked off; the item stays open for the next one.
         case completed
@@ -33,7 +33,7 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var text: String
     /// The name of the item's list.
     public var listName: String
-    /// For `replaced`, the due instant that was replaced.
+    /// For `replaced`, the due instant that was replaced; for `snoozed`, the item's due date.
     public var previousDue: Date?
     /// For `fired` and `missed`, how long after the due instant the decision came.
     public var lateBy: TimeInterval?

@@ -100,7 +100,7 @@ public struct ReminderScheduler: Sendable {
     public mutating func itemChanged(_ item: ChecklistItem, listName: String, now: Date) -> SchedulerOutput {
         var output = SchedulerOutput()
         let previous = pending.removeValue(forKey: item.itemID)?.reminder
-        if item.wantsReminder(at: now), let due = item.dueDate {
+        if item.wantsReminder(at: now), let due = item.reminderInstant {
             let reminder = self.reminder(for: item, listName: listName, due: due)
             enqueue(reminder)
             output.events.append(
@@ -152,7 +152,8 @@ public struct ReminderScheduler: Sendable {
             // Occurrences of a recurring item that passed unwatched are one decision, about the latest of them
             // (like systemd's Persistent=true): never a burst.
             var coalesced: Int?
-            if let rule = reminder.rule, let passed = rule.passed(from: reminder.due, upTo: now, in: timeZone),
+            if !reminder.isSnoozed, let rule = reminder.rule,
+                let passed = rule.passed(from: reminder.due, upTo: now, in: timeZone),
                 passed.count > 1
             {
                 reminder.due = passed.latest
@@ -184,7 +185,8 @@ public struct ReminderScheduler: Sendable {
         now: Date
     ) -> SchedulerOutput {
         for (item, listName) in items {
-            guard item.wantsReminder(at: now) || item.overdueInstant(at: now) != nil, let due = item.dueDate else {
+            guard item.wantsReminder(at: now) || item.overdueInstant(at: now) != nil, let due = item.reminderInstant
+            else {
                 continue
             }
             pending.removeValue(forKey: item.itemID)
@@ -203,7 +205,8 @@ public struct ReminderScheduler: Sendable {
             due: due,
             rule: rule(item.repeatRule),
             priority: item.priority,
-            catchUp: item.catchUp
+            catchUp: item.catchUp,
+            isSnoozed: item.snoozedUntil != nil
         )
     }
 

@@ -11,6 +11,8 @@ public struct Reminder: Sendable, Equatable {
     public var priority: Priority
     /// The item's own catch-up rule; nil: the scheduler's window.
     public var catchUp: CatchUp?
+    /// It was snoozed: `due` is the snoozed instant, not the item's due date (nor an occurrence of its rule).
+    public var isSnoozed: Bool
 
     public init(
         itemID: Int,
@@ -19,7 +21,8 @@ public struct Reminder: Sendable, Equatable {
         due: Date,
         rule: RepeatRule? = nil,
         priority: Priority = .normal,
-        catchUp: CatchUp? = nil
+        catchUp: CatchUp? = nil,
+        isSnoozed: Bool = false
     ) {
         self.itemID = itemID
         self.text = text
@@ -28,6 +31,7 @@ public struct Reminder: Sendable, Equatable {
         self.rule = rule
         self.priority = priority
         self.catchUp = catchUp
+        self.isSnoozed = isSnoozed
     }
 }
 

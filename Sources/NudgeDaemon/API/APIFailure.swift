@@ -91,8 +91,9 @@ struct APIFailure: Error {
             let status: HTTPResponse.Status =
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
-                case .duplicateListName, .duplicateListID, .lastList: .conflict
-                case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp:
+                case .duplicateListName, .duplicateListID, .lastList, .itemChecked: .conflict
+                case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
+                    .invalidSnooze:
                     .badRequest
                 }
             return APIFailure(status: status, code: error.code.rawValue, message: error.description)

@@ -91,6 +91,31 @@ struct APIHandler: APIProtocol {
         )
     }
 
+    func snoozeItem(_ input: Operations.SnoozeItem.Input) async throws -> Operations.SnoozeItem.Output {
+        guard case .json(let snooze) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        let until: @Sendable (Date) -> Date
+        switch (snooze._for, snooze.until) {
+        case (let length?, nil):
+            guard length.hasPrefix("P"), let seconds = DurationText.seconds(length), seconds > 0 else {
+                throw APIFailure.badRequest(
+                    ModelError.Code.invalidSnooze.rawValue,
+                    "field for: \"\(length.prefix(40))\" is not a length of time over zero; use \(DurationText.expected)"
+                )
+            }
+            until = { $0.addingTimeInterval(seconds) }
+        case (nil, let instant?):
+            until = { _ in instant.date }
+        default:
+            throw APIFailure.badRequest(
+                "invalid_body",
+                "give either for (an ISO 8601 duration, like PT10M) or until (an instant), not both or neither"
+            )
+        }
+        return .ok(.init(body: .json(try await service.snoozeItem(input.path.id, until: until))))
+    }
+
     func listPending(_ input: Operations.ListPending.Input) async throws -> Operations.ListPending.Output {
         let page = try await service.pendingPage(
             after: try Self.after(input.query.after),

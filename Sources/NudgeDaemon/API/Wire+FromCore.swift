@@ -23,6 +23,7 @@ extension Components.Schemas.Item {
             priority: Components.Schemas.Priority(item.priority),
             catchUp: item.catchUp?.description,
             completedThrough: item.completedThrough.map(Instant.init),
+            snoozedUntil: item.snoozedUntil.map(Instant.init),
             pendingDue: pendingDue.map(Instant.init)
         )
     }

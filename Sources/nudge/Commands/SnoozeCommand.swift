@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import NudgeAPI
+import NudgeCore
+
+/// `nudge snooze ID [DURATION | until WHEN]`: POST /v1/items/ID/snooze.
+struct SnoozeCommand: DaemonCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snooze",
+        abstract: "Remind again later: the item's reminder fires at the snoozed time instead.",
+        discussion: """
+            Snoozes for a length of time from now (by nudged's clock), 10 minutes unless told, or until a time. \
+            The due date stays as it is; a pending reminder is replaced, and one that already fired is scheduled \
+            again. Changing the due date ends the snooze. On a recurring item it moves only the current occurrence.
+
+              nudge snooze 7              # 10 minutes
+              nudge snooze 7 1h30m
+              nudge snooze 7 until 14:00
+              nudge snooze 7 until "tomorrow 9am"
+
+            \(SharedArguments.whenDiscussion)
+            """
+    )
+
+    @Argument(help: "The item's ID, as 'nudge ls' shows it.")
+    var id: Int
+
+    @Argument(help: ArgumentHelp("How long (10m, 1h30m, PT2H), or 'until' and a time.", valueName: "when"))
+    var when: [String] = []
+
+    @OptionGroup var global: GlobalOptions
+
+    /// What to ask nudged for: a length of time, or an instant.
+    private var request: Components.Schemas.Snooze {
+        get throws {
+            if when.first?.lowercased() == "until" {
+                let time = when.dropFirst().joined(separator: " ")
+                guard !time.isEmpty else {
+                    throw ValidationError("'until' needs a time: nudge snooze \(id) until 14:00")
+                }
+                return .init(until: Instant(try SharedArguments.parseDue(time)))
+            }
+            let length = when.isEmpty ? "10m" : when.joined()
+            guard let seconds = DurationText.seconds(length), seconds > 0 else {
+                throw ValidationError(
+                    "\"\(when.joined(separator: " "))\" is not a length of time; give one like 10m, 1h30m or PT2H, "
+                        + "or 'until' and a time"
+                )
+            }
+            return .init(_for: DurationText.iso8601(seconds))
+        }
+    }
+
+    mutating func validate() throws {
+        _ = try request
+    }
+
+    func run() async throws {
+        let body = try request
+        try await DaemonClient.withConnection(to: global.socketPath) { client in
+            let item = try await client.call {
+                try await $0.snoozeItem(path: .init(id: id), body: .json(body)).ok.body.json
+            }
+            if global.json { return Output.json(item) }
+            let time = LocalTimeFormat()
+            Output.line(
+                "#\(item.itemID) snoozed until \(item.snoozedUntil.map { time.full($0.date) } ?? "?")"
+                    + (item.dueDate.map { " (due \(time.full($0.date)))" } ?? "")
+            )
+        }
+    }
+}
