@@ -134,7 +134,13 @@ public struct ReminderBook: Sendable {
         guard case .putItem(let item, let listID) = change, let completed = item.completedThrough,
             completed != before, let listName = library.list(id: listID)?.name
         else { return try put(change, now: now) }
-        let reminder = Reminder(itemID: itemID, text: item.text, listName: listName, due: completed)
+        let reminder = Reminder(
+            itemID: itemID,
+            text: item.text,
+            listName: listName,
+            due: completed,
+            priority: item.priority
+        )
         var (edited, outcome) = try put(change, now: now, numbering: false)
         outcome.events.insert(ReminderEvent(.completed, of: reminder, at: now), at: 0)
         return (edited, numbered(outcome))
@@ -188,7 +194,13 @@ public struct ReminderBook: Sendable {
         let now = clock.now()
         for event in output.events where event.kind == .fired || event.kind == .missed {
             // The item exists: the scheduler only holds reminders of items in the library.
-            guard let change = try? library.makeMarkHandled(itemID: event.itemID, due: event.due, timeZone: timeZone)
+            guard
+                let change = try? library.makeMarkHandled(
+                    itemID: event.itemID,
+                    due: event.due,
+                    now: now,
+                    timeZone: timeZone
+                )
             else { continue }
             try? library.apply(change)
             outcome.changes.append(change)

@@ -50,10 +50,11 @@ enum Render {
         let id = padded(String(item.itemID), to: idWidth, left: true)
         let text = item.text.replacingOccurrences(of: "\n", with: " ")
         let line = "\(id)  \(item.checked ? "[x]" : "[ ]") "
-        guard let due = item.dueDate?.date else { return trimmed(line + text) }
+        let priority = item.priority == .normal ? "" : "  !\(item.priority.rawValue)"
+        guard let due = item.dueDate?.date else { return trimmed(line + text + priority) }
         var columns = [padded(text, to: textWidth), time.short(due)]
         if let rule = item._repeat { columns.append("↻ \(rule)") }
-        if item.priority != .normal { columns.append("!\(item.priority.rawValue)") }
+        if !priority.isEmpty { columns.append(String(priority.dropFirst(2))) }
         if item.pendingDue != nil {
             columns.append(pendingMark)
         } else if !item.checked && due < time.now {

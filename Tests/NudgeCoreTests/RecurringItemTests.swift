@@ -177,6 +177,23 @@ private let utc = TimeZone(identifier: "UTC")!
         #expect(book.library.itemCount == 0)
     }
 
+    @Test func switchingRemindingOnForASeriesThatFellBehindSchedulesItsNextOccurrence() throws {
+        var (book, clock) = book()
+        _ = try book.addItem(text: "water", listID: 1, shouldRemind: false, repeatRule: "daily")
+        clock.set(midnight + 2 * day + 3600)
+        let (item, edited) = try book.editItem(itemID: 1, ItemEdit(shouldRemind: true))
+        #expect(item.dueDate == midnight + 3 * day)
+        #expect(edited.events.map(\.kind) == [.scheduled])
+    }
+
+    @Test func aRuleWithTheDueDateRemovedIsRefused() throws {
+        var (book, _) = book()
+        _ = try book.addItem(text: "water", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        #expect(throws: ModelError.self) {
+            try book.editItem(itemID: 1, ItemEdit(clearsDueDate: true, repeatRule: "daily"))
+        }
+    }
+
     @Test func aRuleLongerThanALineIsRefusedWithoutBeingParsed() throws {
         var (book, _) = book()
         let long = "Mon..Fri " + Array(repeating: "09:00", count: 300).joined(separator: ",")
@@ -389,5 +406,31 @@ private let utc = TimeZone(identifier: "UTC")!
         var again = ReminderBook(library: book.library, clock: ManualWallClock(t0 + 120), timeZone: utc)
         #expect(again.start().events.isEmpty, "the due instant passed, but it was snoozed past it")
         #expect(again.scheduler.pendingReminder(for: 1)?.due == t0 + 600)
+    }
+
+    /// A snooze left behind must never hide the due date: switching reminding off and on again brings it back.
+    @Test func switchingRemindingOffEndsTheSnooze() throws {
+        var (book, clock) = book()
+        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 3600, shouldRemind: true)
+        _ = try book.snoozeItem(itemID: 1, until: t0 + 600)
+        let (off, _) = try book.editItem(itemID: 1, ItemEdit(shouldRemind: false))
+        #expect(off.snoozedUntil == nil)
+        clock.set(t0 + 1200)
+        _ = try book.editItem(itemID: 1, ItemEdit(shouldRemind: true))
+        #expect(book.scheduler.pendingReminder(for: 1)?.due == t0 + 3600)
+    }
+
+    /// A snoozed occurrence of a recurring item found late (the machine slept past it): one decision, and the
+    /// series goes on from the first occurrence after now rather than stalling behind the clock.
+    @Test func aSnoozedOccurrenceFoundLateLeavesTheSeriesGoingOn() throws {
+        var (book, _) = book()
+        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.snoozeItem(itemID: 1, until: midnight + 3 * 3600)
+        let now = midnight + 2 * day + 6 * 3600
+        var again = ReminderBook(library: book.library, clock: ManualWallClock(now), timeZone: utc)
+        let started = again.start()
+        #expect(started.events.map(\.kind) == [.missed, .scheduled])
+        #expect(started.events.last?.due == midnight + 3 * day)
+        #expect(again.scheduler.pendingReminder(for: 1)?.due == midnight + 3 * day)
     }
 }

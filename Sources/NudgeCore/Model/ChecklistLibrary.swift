@@ -9,7 +9,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     /// The version of the store's layout. A store written by a newer version is refused, never overwritten.
     /// 1: the property list alone, rewritten on every change. 2: the property list is a snapshot that names the last
     /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since. 3: items
-    /// may recur (`repeat`, `completedThrough`). 4: items have a `priority` and may have a `catchUp` rule. Older files
+    /// may recur (`repeat`, `completedThrough`). 4: items have a `priority`, and may have a `catchUp` rule and a
+    /// `snoozedUntil`. Older files
     /// are read as they are and rewritten in the current version on open.
     public static let currentFormatVersion = 4
     /// The name of the list a new store starts with.
@@ -274,11 +275,24 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         if edit.clearsDueDate { item.dueDate = nil } else if let dueDate = edit.dueDate { item.dueDate = dueDate }
         if let shouldRemind = edit.shouldRemind { item.shouldRemind = shouldRemind }
         if let priority = edit.priority { item.priority = priority }
-        // A new due date or rule says when to be reminded: it ends a snooze.
-        if edit.dueDate != nil || edit.clearsDueDate || edit.repeatRule != nil || edit.clearsRepeat {
+        // A new due date or rule says when to be reminded: it ends a snooze. So do checking off and switching
+        // reminding off, and a snoozed instant already past is spent: left behind, it would hide the due date.
+        if edit.dueDate != nil || edit.clearsDueDate || edit.repeatRule != nil || edit.clearsRepeat || item.checked
+            || !item.shouldRemind || (item.snoozedUntil.map { $0 <= now } ?? false)
+        {
             item.snoozedUntil = nil
         }
         if edit.clearsCatchUp { item.catchUp = nil } else if let catchUp = edit.catchUp { item.catchUp = catchUp }
+        if edit.clearsDueDate, edit.repeatRule != nil {
+            throw .invalidRepeat(
+                CalendarSpecError(
+                    expression: edit.repeatRule ?? "",
+                    part: "",
+                    reason: "a recurring item is due at its next occurrence, so its due date cannot be removed while "
+                        + "a rule is set; give the rule alone"
+                )
+            )
+        }
         if edit.clearsRepeat || edit.clearsDueDate {
             item.repeatRule = nil
             item.completedThrough = nil
@@ -288,23 +302,32 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         if edit.checked == true, let rule = item.repeatRule, item.dueDate != nil {
             item = try Self.completingOccurrence(of: item, rule: rule, in: timeZone)
         }
+        // A recurring item whose due date fell behind (it was not reminding, so nothing moved it on) is due at its
+        // next occurrence again; else switching reminding on would schedule nothing, ever.
+        if let expression = item.repeatRule, let due = item.dueDate, due <= now, !item.checked,
+            let rule = try? RepeatRule(expression, localZone: timeZone), let next = rule.next(after: now, in: timeZone)
+        {
+            item.dueDate = next
+        }
         item.updatedAt = now
         return .putItem(item, listID: edit.listID ?? currentList.listID)
     }
 
-    /// Records that the reminder for `due` was handled (fired or missed), without counting as an edit. A recurring
-    /// item moves on to its next occurrence after `due`, if it has one.
-    public func makeMarkHandled(itemID: Int, due: Date, timeZone: TimeZone = .current) throws(ModelError)
+    /// Records that the reminder for `due` was handled (fired or missed) at `now`, without counting as an edit. A
+    /// recurring item moves on to its first occurrence after both, if it has one.
+    public func makeMarkHandled(itemID: Int, due: Date, now: Date, timeZone: TimeZone = .current) throws(ModelError)
         -> ChecklistChange
     {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         item.lastFiredAt = due
         item.snoozedUntil = nil
-        // A rule that no longer parses (a store edited by hand, or moved to a zone without the abbreviation it
-        // names) leaves the item a one-shot reminder: recording the handled instant matters more.
-        // A snooze moved one occurrence: an occurrence still ahead of the snoozed fire stays the next one.
+        // An occurrence still ahead of a snoozed fire stays the next one. Otherwise the series goes on after the
+        // fire and after now: a snoozed fire found late stands for the occurrences it was late past (a series whose
+        // due date fell behind the clock would never fire again). A rule that no longer parses (a store edited by
+        // hand, or moved to a zone without the abbreviation it names) leaves a one-shot reminder.
         if let expression = item.repeatRule, item.dueDate.map({ $0 <= due }) ?? true,
-            let rule = try? RepeatRule(expression, localZone: timeZone), let next = rule.next(after: due, in: timeZone)
+            let rule = try? RepeatRule(expression, localZone: timeZone),
+            let next = rule.next(after: max(due, now), in: timeZone)
         {
             item.dueDate = next
         }

@@ -2,7 +2,7 @@ import Foundation
 import HeapModule
 
 /// The replacement rules as a pure state machine: at most one pending reminder per item ID, and an item is pending
-/// iff `shouldRemind && !checked && dueDate > now`.
+/// iff `shouldRemind && !checked && reminderInstant > now` (its snoozed instant, else its due date).
 ///
 /// Every input carries the time it happens at and returns the actions to take and the events to report; the
 /// scheduler does no I/O, reads no clock and never sleeps. Whoever holds it arms a timer for the instant the last

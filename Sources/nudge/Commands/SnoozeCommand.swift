@@ -11,7 +11,9 @@ struct SnoozeCommand: DaemonCommand {
         discussion: """
             Snoozes for a length of time from now (by nudged's clock), 10 minutes unless told, or until a time. \
             The due date stays as it is; a pending reminder is replaced, and one that already fired is scheduled \
-            again. Changing the due date ends the snooze. On a recurring item it moves only the current occurrence.
+            again; reminding is switched on. Changing the due date, checking the item off or --no-remind ends the \
+            snooze. On a recurring item it moves the occurrence at hand: occurrences before the snoozed time are \
+            folded into it, and the series goes on after it. 'until' is read on this machine's clock.
 
               nudge snooze 7              # 10 minutes
               nudge snooze 7 1h30m

@@ -2,12 +2,21 @@ import Foundation
 import FuzzSupport
 import NudgeCore
 
-/// People's times (`TimeInput`, what `nudge --due` reads) and programs' instants (`InstantFormat`, every date-time
-/// in the API): any bytes give a date or an error, never a crash, and never take long.
+/// People's times (`TimeInput`, what `nudge --due` reads), programs' instants (`InstantFormat`, every date-time in
+/// the API) and calendar expressions (`CalendarSpec`, what `--repeat` reads, with their next elapses and the
+/// `nudge calendar` report): any bytes give a result or an error, never a crash, and never take long.
 func fuzzTimeInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
     for zone in zones {
         _ = try? TimeInput(now: now, timeZone: zone).parse(text)
+        if let spec = try? CalendarSpec(parsing: text, localZone: zone) {
+            var after = now
+            for _ in 0..<3 {
+                guard let next = spec.next(after: after, in: zone) else { break }
+                after = next
+            }
+            _ = try? CalendarReport.render(expression: text, localZone: zone, baseTime: now, iterations: 2, now: now)
+        }
     }
     _ = InstantFormat.parse(text)
     return 0
