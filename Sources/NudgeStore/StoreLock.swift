@@ -9,6 +9,9 @@ import SystemPackage
 struct StoreLock: Sendable {
     private let descriptor: FileDescriptor
 
+    /// How long a lock held by this very process may take to go: longer than any fork-to-exec of a child.
+    static let ownLockGrace = Duration.milliseconds(100)
+
     /// Private: a `StoreLock` exists only for a lock actually taken.
     private init(holding descriptor: FileDescriptor) {
         self.descriptor = descriptor
@@ -32,14 +35,26 @@ struct StoreLock: Sendable {
             throw .setupFailed(path: storePath, step: "opening lock file \(lockPath)", errno: error)
         }
 
-        do {
-            try SystemCall.lockExclusiveWithoutWaiting(descriptor)
-        } catch {
-            let holder = error == .wouldBlock ? readHolder(descriptor) : nil
-            // The lock was not taken, so this descriptor holds nothing; a failed close cannot matter here.
-            try? descriptor.close()
-            if error == .wouldBlock { throw .locked(path: storePath, lockPath: lockPath, holder: holder) }
-            throw .setupFailed(path: storePath, step: "locking \(lockPath)", errno: error)
+        // A child this process is starting holds a copy of every descriptor from its fork until its exec closes
+        // them (close-on-exec), and `flock` belongs to the open file description: for those microseconds a store
+        // this process closed still looks locked, by our own PID. Such a lock is tried again, yielding the CPU, for
+        // up to `ownLockGrace`; one this process really holds is refused after it.
+        let started = ContinuousClock.now
+        while true {
+            do {
+                try SystemCall.lockExclusiveWithoutWaiting(descriptor)
+                break
+            } catch {
+                let holder = error == .wouldBlock ? readHolder(descriptor) : nil
+                if holder == SystemCall.processID(), started.duration(to: .now) < Self.ownLockGrace {
+                    SystemCall.yield()
+                    continue
+                }
+                // The lock was not taken, so this descriptor holds nothing; a failed close cannot matter here.
+                try? descriptor.close()
+                if error == .wouldBlock { throw .locked(path: storePath, lockPath: lockPath, holder: holder) }
+                throw .setupFailed(path: storePath, step: "locking \(lockPath)", errno: error)
+            }
         }
 
         do {

@@ -95,6 +95,9 @@ public enum SystemCall {
     /// Cannot fail.
     public static func processID() -> Int { Int(Glibc.getpid()) }
 
+    /// Gives the CPU to another thread: for a wait of microseconds, where sleeping would be far too coarse.
+    public static func yield() { _ = sched_yield() }
+
     /// swift-system's `FileDescriptor` methods are declared `throws` but only ever throw `Errno`; this gives the
     /// type back so callers can say which errno happened.
     public static func typed<Result>(_ body: () throws -> Result) throws(Errno) -> Result {

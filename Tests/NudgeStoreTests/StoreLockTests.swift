@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import NudgeStore
@@ -15,6 +16,43 @@ extension NudgeStoreTests {
                 }
                 #expect(error?.code == .locked)
                 #expect(error?.description.contains("in use by process \(getpid())") == true)
+            }
+        }
+
+        /// A child being spawned holds copies of our descriptors until its exec: a lock released a moment ago can
+        /// look held by ourselves. Taking it again while children are spawned all the time must still succeed.
+        @Test func aLockReleasedWhileChildrenAreSpawnedCanBeTakenAgain() throws {
+            final class Stop: Sendable {
+                let requested = Atomic<Bool>(false)
+                let done = Atomic<Bool>(false)
+            }
+            let stop = Stop()
+            let spawner = Thread {
+                while !stop.requested.load(ordering: .acquiring) {
+                    let child = Process()
+                    child.executableURL = URL(fileURLWithPath: "/bin/true")
+                    try? child.run()
+                    child.waitUntilExit()
+                }
+                stop.done.store(true, ordering: .releasing)
+            }
+            spawner.start()
+            defer {
+                stop.requested.store(true, ordering: .releasing)
+                while !stop.done.load(ordering: .acquiring) { sched_yield() }
+            }
+            try withTemporaryDirectory { directory in
+                let lockPath = directory.storePath + ".lock"
+                for _ in 0..<500 {
+                    let lock = try StoreLock.acquire(lockPath: lockPath, storePath: directory.storePath)
+                    lock.release()
+                }
+                // And one really held is still refused.
+                let lock = try StoreLock.acquire(lockPath: lockPath, storePath: directory.storePath)
+                defer { lock.release() }
+                #expect(throws: StoreError.self) {
+                    try StoreLock.acquire(lockPath: lockPath, storePath: directory.storePath)
+                }
             }
         }
 
