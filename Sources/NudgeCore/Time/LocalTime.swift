@@ -87,7 +87,6 @@ public struct LocalTime: Sendable {
 
     /// Division rounding toward negative infinity: the day a negative wall time falls on.
     public static func floorDiv(_ a: Int, _ b: Int) -> Int {
-        let quotient = a / b
-        return (a % b != 0) && ((a < 0) != (b < 0)) ? quotient - 1 : quotient
+        Int(CivilCalendar.floorDivide(Int64(a), Int64(b)).quotient)
     }
 }

@@ -57,13 +57,22 @@ struct EditCommand: DaemonCommand {
     )
     var priority: Priority?
 
+    /// `--catch-up`: a rule of the item's own, or `default` for nudged's window.
+    enum CatchUpChoice: Equatable {
+        case own(CatchUp)
+        case daemons
+
+        var rule: CatchUp? { if case .own(let rule) = self { rule } else { nil } }
+    }
+
     @Option(
         help: ArgumentHelp(
             "Fire when found late: always, never, within DURATION, or default (nudged's window).",
             valueName: "rule"
-        )
+        ),
+        transform: { text in text.lowercased() == "default" ? .daemons : .own(try CatchUp(validating: text)) }
     )
-    var catchUp: String?
+    var catchUp: CatchUpChoice?
 
     @Flag(inversion: .prefixedNo, help: "Whether to remind when it falls due.")
     var remind: Bool?
@@ -88,7 +97,6 @@ struct EditCommand: DaemonCommand {
                     + "--remind, --no-remind or --list"
             )
         }
-        if let catchUp, catchUp != "default" { _ = try CatchUp(validating: catchUp) }
         if let text, text.allSatisfy(\.isWhitespace) {
             throw ValidationError("--text is empty; say what to do")
         }
@@ -104,8 +112,8 @@ struct EditCommand: DaemonCommand {
                 repeatRule: repeatRule,
                 clearsRepeat: noRepeat,
                 priority: priority,
-                catchUp: try catchUp.flatMap { $0 == "default" ? nil : try CatchUp(validating: $0) },
-                clearsCatchUp: catchUp == "default"
+                catchUp: catchUp?.rule,
+                clearsCatchUp: catchUp == .daemons
             ),
             list: list
         )

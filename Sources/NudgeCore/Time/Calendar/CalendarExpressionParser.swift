@@ -201,14 +201,16 @@ struct CalendarExpressionParser: Sendable {
             case UInt8(ascii: " "):
                 skipSpaces()
                 return
-            case UInt8(ascii: "."):
+            case UInt8(ascii: "."), UInt8(ascii: "-"):
+                // `Mon..Fri`, or the old spelling `Mon-Fri`.
                 guard rangeStart == nil else {
                     throw failure(
                         rangeStartPosition..<(position + 1),
                         "a weekday range cannot be continued; separate ranges with ','"
                     )
                 }
-                guard byte(position + 1) == UInt8(ascii: ".") else {
+                let dots = byte(position) == UInt8(ascii: ".")
+                guard !dots || byte(position + 1) == UInt8(ascii: ".") else {
                     throw failure(
                         wordStart..<(position + 1),
                         "weekday ranges are written with '..', e.g. Mon..Fri"
@@ -216,17 +218,7 @@ struct CalendarExpressionParser: Sendable {
                 }
                 rangeStart = match.day
                 rangeStartPosition = wordStart
-                position += 2
-            case UInt8(ascii: "-"):
-                guard rangeStart == nil else {
-                    throw failure(
-                        rangeStartPosition..<(position + 1),
-                        "a weekday range cannot be continued; separate ranges with ','"
-                    )
-                }
-                rangeStart = match.day
-                rangeStartPosition = wordStart
-                position += 1
+                position += dots ? 2 : 1
             case UInt8(ascii: ","):
                 rangeStart = nil
                 position += 1
