@@ -398,15 +398,15 @@ final class ReminderService: Service {
         switch next {
         case .request(let apply, _):
             let restore = reloadIfStale(&state)
-            return restore + apply(&state)
+            // Decisions are made in time order: what fell due before the request came is decided before it, even
+            // if the timer's wake-up waits behind it in the stream. Else an edit made just after a due instant would
+            // replace a reminder (or warning) that never fired.
+            let due = state.book.scheduler.nextDue.map { $0 <= clock.now() } == true
+            return restore + (due ? [advance(&state)] : []) + apply(&state)
         case .wakeUp:
             wakeUpQueued.store(false, ordering: .releasing)
             let restore = reloadIfStale(&state)
-            return restore + [
-                state.commit(state.book.advance()) { [logger] result in
-                    if case .failure(let error) = result { logger.error("could not record fired reminders: \(error)") }
-                }
-            ]
+            return restore + [advance(&state)]
         case .writeFailed(let appliedTo, let error, let done):
             defer { done.resume() }
             // Of the commits computed on one generation, only the first to fail counts: the others failed with it.
@@ -415,6 +415,13 @@ final class ReminderService: Service {
                 state.stale = true
             }
             return []
+        }
+    }
+
+    /// Fires what is due now, as a commit of its own.
+    private func advance(_ state: inout State) -> Commit {
+        state.commit(state.book.advance()) { [logger] result in
+            if case .failure(let error) = result { logger.error("could not record fired reminders: \(error)") }
         }
     }
 

@@ -160,6 +160,19 @@ import Testing
         #expect(deliveries.first?.isLate == false)
     }
 
+    @Test func anEditArrivingAfterTheInstantBeforeTheTimerWakesComesAfterTheFire() async throws {
+        let rig = Rig()
+        var itemID = 0
+        let entries = try await rig.running {
+            itemID = try await rig.add("stretch", dueIn: 60)
+            // The instant passes; the timer's wake-up is still on its way when the edit arrives.
+            rig.clock.advance(by: 60)
+            _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(text: "stretch twice")))
+        }
+        #expect(entries.compactMap(\.delivery).map(\.reminder.text) == ["stretch"])
+        #expect(entries.compactMap(\.eventKind) == [.scheduled, .fired])
+        #expect(rig.store.library.item(id: itemID)?.lastFiredAt == Self.t0 + 60)
+    }
     @Test func atStartADueReminderWithinTheWindowFiresLateAndAnOlderOneIsMissed() async throws {
         var library = ChecklistLibrary()
         for (text, due) in [("recent", Self.t0 - 600), ("old", Self.t0 - 7200)] {
