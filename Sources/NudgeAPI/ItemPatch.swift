@@ -10,14 +10,18 @@ public struct ItemPatch: Codable, Hashable, Sendable {
     public var edit: ItemEdit
     /// The list to move to, named by its name (`"list"`); nudged resolves it to an ID.
     public var list: String?
+    /// New advance warnings as the client wrote them (`["PT1H"]`); nudged reads them into `edit.warnings`, so that
+    /// one it cannot read is refused as `invalid_warning`, as in a new item.
+    public var warnings: [String]?
 
     public init(_ edit: ItemEdit, list: String? = nil) {
         self.edit = edit
         self.list = list
+        warnings = edit.warnings?.map(DurationText.iso8601)
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case text, checked, dueDate, shouldRemind, listID, list, priority, catchUp
+        case text, checked, dueDate, shouldRemind, listID, list, priority, catchUp, warnings
         case repeatRule = "repeat"
     }
 
@@ -42,6 +46,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             clearsCatchUp: clearsCatchUp
         )
         list = try container.decodeIfPresent(String.self, forKey: .list)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -67,5 +72,6 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         }
         try container.encodeIfPresent(edit.listID, forKey: .listID)
         try container.encodeIfPresent(list, forKey: .list)
+        try container.encodeIfPresent(warnings, forKey: .warnings)
     }
 }

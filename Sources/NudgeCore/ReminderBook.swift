@@ -108,7 +108,8 @@ public struct ReminderBook: Sendable {
         shouldRemind: Bool = false,
         repeatRule: String? = nil,
         priority: Priority = .normal,
-        catchUp: CatchUp? = nil
+        catchUp: CatchUp? = nil,
+        warnings: [TimeInterval] = []
     ) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
         let change = try library.makeAddItem(
@@ -119,6 +120,7 @@ public struct ReminderBook: Sendable {
             repeatRule: repeatRule,
             priority: priority,
             catchUp: catchUp,
+            warnings: warnings,
             now: now,
             timeZone: timeZone
         )
@@ -185,15 +187,23 @@ public struct ReminderBook: Sendable {
         return (item, numbering ? numbered(outcome) : outcome)
     }
 
-    /// Turns every fired or missed decision into a change that records the instant as handled. An item that still
-    /// wants a reminder then has it scheduled (reported as `scheduled`): a recurring item's next occurrence, or the
-    /// due date of one snoozed to before it.
+    /// Turns every fired, warned or missed decision into a change that records the instant as handled. After a
+    /// reminder (not a warning, which leaves it pending), an item that still wants one has it scheduled (reported as
+    /// `scheduled`): a recurring item's next occurrence, or the due date of one snoozed to before it.
     private mutating func recordingHandled(_ output: SchedulerOutput) -> Outcome {
         var outcome = Outcome()
         outcome.append(output)
         let now = clock.now()
-        for event in output.events where event.kind == .fired || event.kind == .missed {
-            // The item exists: the scheduler only holds reminders of items in the library.
+        // The items exist: the scheduler only holds reminders of items in the library.
+        for event in output.events where event.kind == .fired || event.kind == .missed || event.kind == .warned {
+            if event.warning != nil {
+                guard let change = try? library.makeMarkWarned(itemID: event.itemID, instant: event.instant) else {
+                    continue
+                }
+                try? library.apply(change)
+                outcome.changes.append(change)
+                continue
+            }
             guard
                 let change = try? library.makeMarkHandled(
                     itemID: event.itemID,

@@ -246,7 +246,8 @@ final class ReminderService: Service {
                 shouldRemind: shouldRemind,
                 repeatRule: request._repeat,
                 priority: request.priority.map(Priority.init) ?? .normal,
-                catchUp: try request.itemCatchUp
+                catchUp: try request.itemCatchUp,
+                warnings: try request.warnings.map(Warnings.parse) ?? []
             )
             return (try book.wireItem(item.itemID), outcome)
         }
@@ -256,6 +257,7 @@ final class ReminderService: Service {
         try await perform { book in
             var edit = patch.edit
             edit.listID = try book.listID(id: edit.listID, name: patch.list)
+            if let warnings = patch.warnings { edit.warnings = try Warnings.parse(warnings) }
             let (_, outcome) = try book.editItem(itemID: itemID, edit)
             return (try book.wireItem(itemID), outcome)
         }

@@ -6,7 +6,8 @@ import NudgeCore
 /// never through a shell, with the reminder in its environment: NUDGE_ITEM_ID, NUDGE_TEXT, NUDGE_LIST, NUDGE_DUE
 /// (ISO 8601, UTC), NUDGE_LATE (whole seconds after the due instant; 0 when on time) and NUDGE_PRIORITY (low,
 /// normal or high); for a recurring item, NUDGE_REPEAT (its rule) and, when one late fire stands for several
-/// occurrences, NUDGE_COALESCED (how many). Its output goes to nudged's stderr; its exit status is logged.
+/// occurrences, NUDGE_COALESCED (how many); for an advance warning, NUDGE_WARNING (how long before NUDGE_DUE, ISO
+/// 8601; NUDGE_LATE then counts from the warning's instant). Its output goes to nudged's stderr; its exit status is logged.
 public struct CommandSink: ReminderSink {
     public let name = "command"
     public let program: [String]
@@ -43,6 +44,7 @@ public struct CommandSink: ReminderSink {
         environment["NUDGE_PRIORITY"] = reminder.priority.rawValue
         environment["NUDGE_REPEAT"] = reminder.rule?.expression
         environment["NUDGE_COALESCED"] = delivery.coalesced.map(String.init)
+        environment["NUDGE_WARNING"] = delivery.warning.map(DurationText.iso8601)
         return ProcessCommand(
             program[0],
             Array(program.dropFirst()),

@@ -54,9 +54,10 @@ public actor DesktopSink: ReminderSink {
     }
 
     /// The notification stays until dismissed or withdrawn (`--expire-time=0`): a reminder that vanished while
-    /// nobody looked would be no reminder. The list's name is the summary (plain text by the specification); the
-    /// item's text is the body, escaped, so markup in it shows literally. `--` ends the options, so text starting
-    /// with `-` is never read as one.
+    /// nobody looked would be no reminder. The list's name is the summary (plain text by the specification), with
+    /// "due in 1h" for an advance warning, which the reminder then replaces on screen; the item's text is the body,
+    /// escaped, so markup in it shows literally. `--` ends the options, so text starting with `-` is never read as
+    /// one.
     static func notifySend(_ delivery: Delivery, replacing notificationID: UInt32?) -> ProcessCommand {
         let reminder = delivery.reminder
         // The item's priority is the notification's urgency; high is "critical", which servers keep on screen.
@@ -72,7 +73,8 @@ public actor DesktopSink: ReminderSink {
         if delivery.isLate {
             body += "\n(due \(reminder.due.formatted(date: .abbreviated, time: .shortened)))"
         }
-        arguments += ["--", reminder.listName, body]
+        let summary = delivery.warning.map { "\(reminder.listName): due in \(DurationText.short($0))" }
+        arguments += ["--", summary ?? reminder.listName, body]
         return ProcessCommand("notify-send", arguments, timeout: timeout, capturesOutput: true)
     }
 

@@ -22,17 +22,18 @@ public struct JournalEntry: Sendable, Equatable {
         case .cancelled: "ab1437b7f104fd97cd3bf09055645fde"
         case .snoozed: "57e60be36ae4a3a63aa01d34b18d620b"
         case .completed: "017cdb8c95ae4e1abaf93d870403375a"
+        case .warned: "2617270170764842b07c5e1b3dd07b7e"
         }
     }
 
-    /// syslog priorities: a reminder of normal priority that fires is a notice (5); one that fires late or is
-    /// missed, a warning (4). A low-priority one is information (6), a high-priority one critical (2). The
-    /// scheduler's other decisions are information.
+    /// syslog priorities: a reminder (or advance warning) of normal priority that fires is a notice (5); one that
+    /// fires late or is missed, a warning (4). A low-priority one is information (6), a high-priority one critical
+    /// (2). The scheduler's other decisions are information.
     public static func priority(of event: ReminderEvent) -> Int {
         switch (event.kind, event.priority ?? .normal) {
-        case (.fired, .low), (.missed, .low): 6
-        case (.fired, .high), (.missed, .high): 2
-        case (.fired, .normal): (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
+        case (.fired, .low), (.warned, .low), (.missed, .low): 6
+        case (.fired, .high), (.warned, .high), (.missed, .high): 2
+        case (.fired, .normal), (.warned, .normal): (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
         case (.missed, .normal): 4
         case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _): 6
         }
@@ -43,12 +44,15 @@ public struct JournalEntry: Sendable, Equatable {
         let message =
             switch event.kind {
             case .fired: event.text
+            case .missed where event.warning != nil:
+                "missed warning \(DurationText.short(event.warning ?? 0)) ahead (nudged was not running): \(event.text)"
             case .missed: "missed (nudged was not running when it fell due): \(event.text)"
             case .scheduled: "scheduled for \(due): \(event.text)"
             case .replaced: "rescheduled for \(due): \(event.text)"
             case .cancelled: "cancelled: \(event.text)"
             case .snoozed: "snoozed until \(due): \(event.text)"
             case .completed: "occurrence of \(due) completed: \(event.text)"
+            case .warned: "due in \(DurationText.short(event.warning ?? 0)) (\(due)): \(event.text)"
             }
         append("MESSAGE", message)
         append("PRIORITY", String(Self.priority(of: event)))
@@ -69,6 +73,8 @@ public struct JournalEntry: Sendable, Equatable {
         if let coalesced = event.coalesced { append("NUDGE_COALESCED", String(coalesced)) }
         append("NUDGE_PRIORITY", (event.priority ?? .normal).rawValue)
         if let catchUp = event.catchUp { append("NUDGE_CATCH_UP", catchUp.description) }
+        // An advance warning: how long before NUDGE_DUE it was meant to come.
+        if let warning = event.warning { append("NUDGE_WARNING", DurationText.iso8601(warning)) }
     }
 
     /// journald's rule for a field an application may set: 1 to 64 of A–Z, 0–9 and `_`, not starting with a digit

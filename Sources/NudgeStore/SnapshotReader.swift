@@ -28,7 +28,7 @@ enum SnapshotReader {
         case formatVersion, nextItemID, nextListID, nextEventID, logSequence, lists
         case listID, name, iconName, items
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, repeatRule
-        case completedThrough, priority, catchUp, snoozedUntil
+        case completedThrough, priority, catchUp, snoozedUntil, warnings, lastWarnedAt
         case other
 
         static let byName: [String: Key] = [
@@ -38,7 +38,8 @@ enum SnapshotReader {
             "items": .items, "itemID": .itemID, "text": .text, "checked": .checked, "dueDate": .dueDate,
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
             "lastFiredAt": .lastFiredAt, "repeat": .repeatRule, "completedThrough": .completedThrough,
-            "priority": .priority, "catchUp": .catchUp, "snoozedUntil": .snoozedUntil,
+            "priority": .priority, "catchUp": .catchUp, "snoozedUntil": .snoozedUntil, "warnings": .warnings,
+            "lastWarnedAt": .lastWarnedAt,
         ]
     }
 }
@@ -148,6 +149,8 @@ private struct Reader {
             var priority = Priority.normal
             var catchUp: CatchUp?
             var snoozedUntil: Date?
+            var warnings: [TimeInterval] = []
+            var lastWarnedAt: Date?
             try reader.forEachEntry(ofDictionary: element) { (reader: inout Reader, key, value) throws(GaveUp) in
                 switch key {
                 case .itemID: itemID = try reader.integer(value)
@@ -167,6 +170,11 @@ private struct Reader {
                     guard let read = try? CatchUp(validating: try reader.string(value)) else { throw GaveUp() }
                     catchUp = read
                 case .snoozedUntil: snoozedUntil = try reader.date(value)
+                case .warnings:
+                    try reader.forEachElement(ofArray: value) { (reader: inout Reader, lead) throws(GaveUp) in
+                        warnings.append(try reader.real(lead))
+                    }
+                case .lastWarnedAt: lastWarnedAt = try reader.date(value)
                 default: break
                 }
             }
@@ -187,7 +195,9 @@ private struct Reader {
                     completedThrough: completedThrough,
                     priority: priority,
                     catchUp: catchUp,
-                    snoozedUntil: snoozedUntil
+                    snoozedUntil: snoozedUntil,
+                    warnings: warnings,
+                    lastWarnedAt: lastWarnedAt
                 )
             )
         }
@@ -258,6 +268,15 @@ private struct Reader {
         let seconds = Double(bitPattern: try bigEndian(start + 1, 8))
         guard seconds.isFinite else { throw GaveUp() }
         return Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    /// An eight-byte real, as `PropertyListEncoder` writes a `Double`.
+    private func real(_ object: Int) throws(GaveUp) -> Double {
+        let start = try offset(object)
+        guard try byte(start) == 0x23 else { throw GaveUp() }
+        let value = Double(bitPattern: try bigEndian(start + 1, 8))
+        guard value.isFinite else { throw GaveUp() }
+        return value
     }
 
     private func string(_ object: Int) throws(GaveUp) -> String {

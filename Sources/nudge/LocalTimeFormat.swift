@@ -72,19 +72,4 @@ struct LocalTimeFormat: Sendable {
     func clock(_ date: Date, relativeTo reference: Date) -> String {
         calendar.isDate(date, inSameDayAs: reference) ? clock(date) : stamp(date)
     }
-
-    /// `3s`, `2m 5s`, `1h 2m`, `3d 4h`: two units at most, rounded down.
-    static func duration(_ interval: TimeInterval) -> String {
-        let seconds = Int(max(0, interval).rounded(.down))
-        let units = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")]
-        guard let first = units.firstIndex(where: { seconds >= $0.0 }) else { return "0s" }
-        let (size, name) = units[first]
-        var text = "\(seconds / size)\(name)"
-        if first + 1 < units.count {
-            let (nextSize, nextName) = units[first + 1]
-            let rest = seconds % size / nextSize
-            if rest > 0 { text += " \(rest)\(nextName)" }
-        }
-        return text
-    }
 }

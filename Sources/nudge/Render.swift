@@ -77,6 +77,7 @@ enum Render {
             ("Remind", item.shouldRemind ? "yes" : "no"),
             ("Priority", item.priority.rawValue),
             ("Catch up", item.catchUp.map(catchUpText) ?? "as nudged's --catch-up-window says"),
+            ("Warnings", item.warnings.map(warningsText) ?? "none"),
             ("Pending", item.pendingDue.map { "\(pendingMark) \(time.full($0.date))" } ?? "no reminder pending"),
             ("Last fired", date(item.lastFiredAt, otherwise: "never")),
             ("Created", time.full(item.createdAt.date)),
@@ -101,12 +102,23 @@ enum Render {
 
     // MARK: Reminders, lists, events
 
-    /// `pending`: soonest first.
+    /// `pending`: soonest first, each reminder with the advance warnings still to come before it.
     ///
-    ///     Sat 21 Nov 17:00  #7  water the plants  (List)
+    ///     Sat 21 Nov 17:00  #7  water the plants  (List)  warns Sat 21 Nov 16:00, 16:50
     static func reminders(_ reminders: [Components.Schemas.Reminder], time: LocalTimeFormat) -> [String] {
         let sorted = reminders.sorted { ($0.due, $0.itemID) < ($1.due, $1.itemID) }
-        return table(sorted.map { [time.short($0.due.date), "#\($0.itemID)", $0.text, "(\($0.listName))"] })
+        return table(
+            sorted.map { reminder in
+                var row = [
+                    time.short(reminder.due.date), "#\(reminder.itemID)", reminder.text, "(\(reminder.listName))",
+                ]
+                if let warnings = reminder.warnings, let first = warnings.first {
+                    let rest = warnings.dropFirst().map { time.clock($0.date, relativeTo: first.date) }
+                    row.append("warns " + ([time.short(first.date)] + rest).joined(separator: ", "))
+                }
+                return row
+            }
+        )
     }
 
     /// `lists`: name, icon, status.
@@ -131,11 +143,17 @@ enum Render {
         case .fired:
             let late = event.lateBy ?? 0
             detail =
-                "due \(due), " + (late < 1 ? "on time" : "\(LocalTimeFormat.duration(late)) late")
+                "due \(due), " + (late < 1 ? "on time" : "\(DurationText.short(late)) late")
                 + coalesced(event)
+        case .warned:
+            let late = event.lateBy ?? 0
+            detail =
+                "\(event.warning.map(warningText) ?? "warning"), due \(due), "
+                + (late < 1 ? "on time" : "\(DurationText.short(late)) late")
         case .missed:
             detail =
-                "due \(due), missed by \(LocalTimeFormat.duration(event.lateBy ?? 0))"
+                (event.warning.map { warningText($0) + ", " } ?? "")
+                + "due \(due), missed by \(DurationText.short(event.lateBy ?? 0))"
                 + (event.catchUp.map { " (catch-up: \(catchUpText($0)))" } ?? "") + coalesced(event)
         case .snoozed:
             detail = "until \(due)" + (event.previousDue.map { ", due \(time.clock($0.date, relativeTo: at))" } ?? "")
@@ -146,10 +164,20 @@ enum Render {
         return "\(time.stamp(at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))  event \(event.id)"
     }
 
+    /// Advance warnings as people read them: "1h, 10m before".
+    static func warningsText(_ warnings: [String]) -> String {
+        warnings.map { DurationText.seconds($0).map(DurationText.short) ?? $0 }.joined(separator: ", ") + " before"
+    }
+
+    /// One advance warning: "warning 1h ahead".
+    private static func warningText(_ warning: String) -> String {
+        "warning \(DurationText.seconds(warning).map(DurationText.short) ?? warning) ahead"
+    }
+
     /// A catch-up rule as people read it: always, never, or "within 2h".
     static func catchUpText(_ rule: String) -> String {
         guard let seconds = DurationText.seconds(rule) else { return rule }
-        return "within \(LocalTimeFormat.duration(seconds))"
+        return "within \(DurationText.short(seconds))"
     }
 
     /// For a recurring reminder found late: how many occurrences its one decision stands for.

@@ -29,4 +29,21 @@ import Testing
             ]
         )
     }
+
+    @Test func anAdvanceWarningSaysHowLongAheadItComes() async {
+        let runner = FakeRunner()
+        let sink = CommandSink(
+            program: ["/usr/bin/pager"],
+            timeout: .seconds(7),
+            runner: runner,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let due = Date(timeIntervalSince1970: 1_800_000_000)
+        let reminder = Reminder(itemID: 12, text: "deploy", listName: "Ops", due: due)
+        await sink.deliver(Delivery(reminder: reminder, firedAt: due - 600, lateBy: 0, warning: 600))
+        let environment = runner.commands.first?.environment
+        #expect(environment?["NUDGE_WARNING"] == "PT10M")
+        #expect(environment?["NUDGE_DUE"] == "2027-01-15T08:00:00.000Z")
+        #expect(environment?["NUDGE_LATE"] == "0")
+    }
 }

@@ -79,6 +79,15 @@ import Testing
         #expect(urgencies == ["--urgency=low", "--urgency=normal", "--urgency=critical"])
     }
 
+    @Test func anAdvanceWarningSaysInTheSummaryHowSoonItIsDue() {
+        var warning = delivery(3, "dentist")
+        warning.warning = 5400
+        let arguments = DesktopSink.notifySend(warning, replacing: 17).arguments
+        #expect(Array(arguments.suffix(2)) == ["Home: due in 1h 30m", "dentist"])
+        #expect(arguments.contains("--replace-id=17"), "the reminder replaces its warning on screen, and back")
+        #expect(DesktopSink.notifySend(delivery(3, "dentist"), replacing: nil).arguments.suffix(2).first == "Home")
+    }
+
     @Test func aLateReminderSaysWhenItWasDue() {
         let body = DesktopSink.notifySend(delivery(3, "pay rent", lateBy: 3600), replacing: nil).arguments.last
         #expect(body?.hasPrefix("pay rent\n(due ") == true)

@@ -61,6 +61,23 @@ import Testing
         #expect(values["NUDGE_CATCH_UP"] == "PT1H")
     }
 
+    /// A warning says how long ahead it comes, in the message and in NUDGE_WARNING, at the priority of a fire.
+    @Test func anAdvanceWarningSaysHowLongBeforeTheDueInstantItCame() {
+        var high = reminder
+        high.priority = .high
+        let warned = ReminderEvent(.warned, of: high, at: high.due - 3600, lateBy: 0, warning: 3600)
+        let values = Dictionary(uniqueKeysWithValues: JournalEntry(warned).fields.map { ($0.name, $0.value) })
+        #expect(values["NUDGE_EVENT"] == "warned")
+        #expect(values["NUDGE_WARNING"] == "PT1H")
+        #expect(values["MESSAGE"]?.hasPrefix("due in 1h (") == true)
+        #expect(values["MESSAGE_ID"] == JournalEntry.messageID(of: .warned))
+        #expect(values["PRIORITY"] == "2")
+        let missed = ReminderEvent(.missed, of: reminder, at: reminder.due, lateBy: 1e6, warning: 600)
+        let missedValues = Dictionary(uniqueKeysWithValues: JournalEntry(missed).fields.map { ($0.name, $0.value) })
+        #expect(missedValues["NUDGE_WARNING"] == "PT10M")
+        #expect(missedValues["MESSAGE"]?.hasPrefix("missed warning 10m ahead") == true)
+    }
+
     @Test func everyKindHasItsOwnWellFormedMessageID() {
         let ids = ReminderEvent.Kind.allCases.map(JournalEntry.messageID(of:))
         #expect(Set(ids).count == ids.count)

@@ -27,7 +27,14 @@ extension NudgeStoreTests {
                     dueDate: pick(3) == 0 ? nil : Date(timeIntervalSince1970: Double(pick(4_000_000_007)) / 1000),
                     shouldRemind: pick(5) < 3,
                     createdAt: Date(timeIntervalSinceReferenceDate: -Double(pick(1_000_003))),
-                    lastFiredAt: pick(4) == 1 ? Date(timeIntervalSince1970: 1_800_000_000.25) : nil
+                    lastFiredAt: pick(4) == 1 ? Date(timeIntervalSince1970: 1_800_000_000.25) : nil,
+                    repeatRule: pick(6) == 2 ? "Mon..Fri *-*-* 09:30:00" : nil,
+                    completedThrough: pick(7) == 3 ? Date(timeIntervalSince1970: 1_700_000_000) : nil,
+                    priority: Priority.allCases[pick(3)],
+                    catchUp: [nil, .always, .never, .within(5400)][pick(4)],
+                    snoozedUntil: pick(8) == 5 ? Date(timeIntervalSince1970: 1_800_000_600.5) : nil,
+                    warnings: [[], [3600], [86_400, 600, 0.5]][pick(3)],
+                    lastWarnedAt: pick(9) == 4 ? Date(timeIntervalSince1970: 1_800_000_000 - 3600) : nil
                 )
                 item.updatedAt = item.createdAt + 0.125
                 try library.apply(.putItem(item, listID: number % 2 + 1))

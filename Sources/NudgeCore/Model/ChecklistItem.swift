@@ -25,12 +25,16 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     /// The reminder was snoozed to this instant: it fires then instead of at the due date, which stays as it is.
     /// Cleared when it fires, and by any change of the due date or the rule.
     public var snoozedUntil: Date?
+    /// Advance warnings: how long before the due date the reminder warns, longest lead first (`Warnings`).
+    public var warnings: [TimeInterval]
+    /// The instant of the warning last handled (sent, or recorded as missed): a restart never sends it again.
+    public var lastWarnedAt: Date?
 
     public var id: Int { itemID }
 
     private enum CodingKeys: String, CodingKey {
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough
-        case priority, catchUp, snoozedUntil
+        case priority, catchUp, snoozedUntil, warnings, lastWarnedAt
         case repeatRule = "repeat"
     }
 
@@ -47,7 +51,9 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         completedThrough: Date? = nil,
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
-        snoozedUntil: Date? = nil
+        snoozedUntil: Date? = nil,
+        warnings: [TimeInterval] = [],
+        lastWarnedAt: Date? = nil
     ) {
         self.itemID = itemID
         self.text = text
@@ -62,6 +68,8 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         self.priority = priority
         self.catchUp = catchUp
         self.snoozedUntil = snoozedUntil
+        self.warnings = warnings
+        self.lastWarnedAt = lastWarnedAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -80,6 +88,28 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         priority = try container.decodeIfPresent(Priority.self, forKey: .priority) ?? .normal
         catchUp = try container.decodeIfPresent(CatchUp.self, forKey: .catchUp)
         snoozedUntil = try container.decodeIfPresent(Date.self, forKey: .snoozedUntil)
+        warnings = try container.decodeIfPresent([TimeInterval].self, forKey: .warnings) ?? []
+        lastWarnedAt = try container.decodeIfPresent(Date.self, forKey: .lastWarnedAt)
+    }
+
+    /// Fields without a value are left out (most items have no warnings): the store holds only what is set.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(itemID, forKey: .itemID)
+        try container.encode(text, forKey: .text)
+        try container.encode(checked, forKey: .checked)
+        try container.encodeIfPresent(dueDate, forKey: .dueDate)
+        try container.encode(shouldRemind, forKey: .shouldRemind)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encodeIfPresent(lastFiredAt, forKey: .lastFiredAt)
+        try container.encodeIfPresent(repeatRule, forKey: .repeatRule)
+        try container.encodeIfPresent(completedThrough, forKey: .completedThrough)
+        try container.encode(priority, forKey: .priority)
+        try container.encodeIfPresent(catchUp, forKey: .catchUp)
+        try container.encodeIfPresent(snoozedUntil, forKey: .snoozedUntil)
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
+        try container.encodeIfPresent(lastWarnedAt, forKey: .lastWarnedAt)
     }
 
     /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.
@@ -90,6 +120,13 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     public func wantsReminder(at now: Date) -> Bool {
         guard shouldRemind, !checked, let instant = reminderInstant else { return false }
         return instant > now
+    }
+
+    /// The instants its advance warnings fire at, soonest first: those after `instant` and before the due date. A
+    /// snoozed reminder has none (its warnings were about the due date, which has come).
+    public func warningInstants(after instant: Date) -> [Date] {
+        guard let dueDate, snoozedUntil == nil else { return [] }
+        return warnings.map { dueDate - $0 }.filter { $0 > instant }
     }
 
     /// The due instant that passed unhandled while nothing was watching (daemon down, machine asleep), if any.
@@ -122,6 +159,8 @@ public struct ItemEdit: Sendable, Hashable {
     /// A catch-up rule of the item's own. To go back to the daemon's, set `clearsCatchUp` instead.
     public var catchUp: CatchUp?
     public var clearsCatchUp: Bool
+    /// New advance warnings (`Warnings`); empty removes them.
+    public var warnings: [TimeInterval]?
 
     public init(
         text: String? = nil,
@@ -134,7 +173,8 @@ public struct ItemEdit: Sendable, Hashable {
         clearsRepeat: Bool = false,
         priority: Priority? = nil,
         catchUp: CatchUp? = nil,
-        clearsCatchUp: Bool = false
+        clearsCatchUp: Bool = false,
+        warnings: [TimeInterval]? = nil
     ) {
         self.text = text
         self.checked = checked
@@ -147,5 +187,6 @@ public struct ItemEdit: Sendable, Hashable {
         self.priority = priority
         self.catchUp = catchUp
         self.clearsCatchUp = clearsCatchUp
+        self.warnings = warnings
     }
 }

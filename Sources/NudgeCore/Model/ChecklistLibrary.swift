@@ -235,6 +235,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         repeatRule: String? = nil,
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
+        warnings: [TimeInterval] = [],
         now: Date,
         timeZone: TimeZone = .current
     ) throws(ModelError) -> ChecklistChange {
@@ -246,7 +247,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             shouldRemind: shouldRemind,
             createdAt: now,
             priority: priority,
-            catchUp: catchUp
+            catchUp: catchUp,
+            warnings: try Warnings.normalized(warnings)
         )
         if let repeatRule {
             (item.repeatRule, item.dueDate) = try Self.startSeries(repeatRule, from: dueDate, now: now, in: timeZone)
@@ -283,6 +285,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             item.snoozedUntil = nil
         }
         if edit.clearsCatchUp { item.catchUp = nil } else if let catchUp = edit.catchUp { item.catchUp = catchUp }
+        if let warnings = edit.warnings { item.warnings = try Warnings.normalized(warnings) }
         if edit.clearsDueDate, edit.repeatRule != nil {
             throw .invalidRepeat(
                 CalendarSpecError(
@@ -331,6 +334,14 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         {
             item.dueDate = next
         }
+        return .putItem(item, listID: list.listID)
+    }
+
+    /// Records that the advance warning at `instant` was handled (sent, or found too late and missed), without
+    /// counting as an edit: a restart does not send it again.
+    public func makeMarkWarned(itemID: Int, instant: Date) throws(ModelError) -> ChecklistChange {
+        guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
+        item.lastWarnedAt = instant
         return .putItem(item, listID: list.listID)
     }
 

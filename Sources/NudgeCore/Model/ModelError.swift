@@ -17,6 +17,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownPriority = "unknown_priority"
         case invalidCatchUp = "invalid_catch_up"
         case invalidSnooze = "invalid_snooze"
+        case invalidWarning = "invalid_warning"
         case itemChecked = "item_checked"
     }
 
@@ -95,6 +96,16 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             code: .invalidCatchUp,
             description: "cannot read \"\(text)\" as a catch-up rule: use always, never, or a duration such as 2h, "
                 + "90m or PT2H (how late a reminder may be found and still fire)"
+        )
+    }
+
+    /// An advance warning that is not a length of time within `Warnings`' bounds, or one too many.
+    public static func invalidWarning(_ text: String, _ reason: String) -> ModelError {
+        ModelError(
+            code: .invalidWarning,
+            description: "cannot use \"\(text)\" as advance warnings: \(reason); give up to "
+                + "\(Warnings.maximumCount) lengths of time before the due instant, each more than 0 and at most "
+                + "\(Int(Warnings.maximumLead / 86_400)) days, like 1h,10m (or [\"PT1H\", \"PT10M\"] in the API)"
         )
     }
 

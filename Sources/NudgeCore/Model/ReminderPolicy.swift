@@ -77,3 +77,48 @@ public enum CatchUp: Sendable, Hashable, Codable, CustomStringConvertible {
         try container.encode(description)
     }
 }
+
+/// Advance warnings: lengths of time before its due instant at which an item's reminder warns that it is coming.
+/// They are part of the item's pending set (replaced by every edit, cancelled by a check-off), and stored and
+/// answered longest lead first, so the earliest warning comes first.
+public enum Warnings {
+    public static let maximumCount = 8
+    /// A warning is about a reminder to come, not a calendar: a year ahead at most.
+    public static let maximumLead: TimeInterval = 366 * 86_400
+
+    /// Checks and orders leads given as seconds: each more than 0 and at most `maximumLead`, at most
+    /// `maximumCount` of them; duplicates count once.
+    public static func normalized(_ leads: [TimeInterval]) throws(ModelError) -> [TimeInterval] {
+        let text = leads.map(DurationText.iso8601).joined(separator: ",")
+        for lead in leads where !(lead > 0 && lead <= maximumLead) {
+            throw .invalidWarning(text, "\(DurationText.iso8601(lead)) is not more than 0 and at most a year")
+        }
+        let distinct = Set(leads).sorted(by: >)
+        guard distinct.count <= maximumCount else {
+            throw .invalidWarning(text, "there are \(distinct.count) of them")
+        }
+        return distinct
+    }
+
+    /// Reads leads as people type them, separated by commas: `1h,10m`, `PT1H,PT10M`, `2d`.
+    public static func parse(_ text: String) throws(ModelError) -> [TimeInterval] {
+        try parse(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init), as: text)
+    }
+
+    /// Reads leads given one by one, as the API takes them: `["PT1H", "PT10M"]`.
+    public static func parse(_ texts: [String]) throws(ModelError) -> [TimeInterval] {
+        try parse(texts, as: texts.joined(separator: ","))
+    }
+
+    private static func parse(_ texts: [String], as whole: String) throws(ModelError) -> [TimeInterval] {
+        var leads: [TimeInterval] = []
+        for text in texts {
+            let part = text.trimmingCharacters(in: .whitespaces)
+            guard let seconds = DurationText.seconds(part) else {
+                throw .invalidWarning(whole, part.isEmpty ? "one of them is empty" : "\"\(part)\" is not a duration")
+            }
+            leads.append(seconds)
+        }
+        return try normalized(leads)
+    }
+}

@@ -18,6 +18,9 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         case snoozed
         /// An occurrence of a recurring item was checked off; the item stays open for the next one.
         case completed
+        /// An advance warning was delivered: `due` is the item's due instant, `warning` how long before it the
+        /// warning was meant to come.
+        case warned
     }
 
     /// 1, 2, 3, … in the order the decisions were made, never reused: allocated by `ReminderBook` from the
@@ -35,7 +38,7 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var listName: String
     /// For `replaced`, the due instant that was replaced; for `snoozed`, the item's due date.
     public var previousDue: Date?
-    /// For `fired` and `missed`, how long after the due instant the decision came.
+    /// For `fired`, `warned` and `missed`, how long after its instant (`instant`) the decision came.
     public var lateBy: TimeInterval?
     /// For `fired` and `missed` of a recurring item found late: how many occurrences passed unwatched (the one
     /// reported, the latest, included), folded into this one decision instead of a burst.
@@ -44,6 +47,9 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var priority: Priority?
     /// For `missed`: the catch-up rule the reminder was found late against, the item's own or the daemon's window.
     public var catchUp: CatchUp?
+    /// For `warned`, and `missed` of a warning: how long before `due` the warning was meant to come (its lateness
+    /// counts from there).
+    public var warning: TimeInterval?
 
     /// An event about a reminder: its item, text, list and due instant.
     public init(
@@ -52,7 +58,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         at: Date,
         previousDue: Date? = nil,
         lateBy: TimeInterval? = nil,
-        coalesced: Int? = nil
+        coalesced: Int? = nil,
+        warning: TimeInterval? = nil
     ) {
         id = 0
         self.kind = kind
@@ -64,6 +71,10 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         self.previousDue = previousDue
         self.lateBy = lateBy
         self.coalesced = coalesced
+        self.warning = warning
         priority = reminder.priority
     }
+
+    /// The instant the decision was about: for a warning, the warning's own instant; else `due`.
+    public var instant: Date { due - (warning ?? 0) }
 }

@@ -2,7 +2,9 @@ import Foundation
 import HeapModule
 
 /// The replacement rules as a pure state machine: at most one pending reminder per item ID, and an item is pending
-/// iff `shouldRemind && !checked && reminderInstant > now` (its snoozed instant, else its due date).
+/// iff `shouldRemind && !checked && reminderInstant > now` (its snoozed instant, else its due date). A pending
+/// reminder carries its advance warnings still to come, and is queued at the soonest of them, then at its due instant:
+/// one entry per item, so an edit replaces warnings and reminder together.
 ///
 /// Every input carries the time it happens at and returns the actions to take and the events to report; the
 /// scheduler does no I/O, reads no clock and never sleeps. Whoever holds it arms a timer for the instant the last
@@ -58,7 +60,7 @@ public struct ReminderScheduler: Sendable {
 
     public var pendingCount: Int { pending.count }
 
-    /// The earliest pending instant; the timer is armed for it.
+    /// The earliest pending instant, warning or reminder; the timer is armed for it.
     public var nextDue: Date? { queue.min?.due }
 
     public func pendingReminder(for itemID: Int) -> Reminder? { pending[itemID]?.reminder }
@@ -101,7 +103,8 @@ public struct ReminderScheduler: Sendable {
         var output = SchedulerOutput()
         let previous = pending.removeValue(forKey: item.itemID)?.reminder
         if item.wantsReminder(at: now), let due = item.reminderInstant {
-            let reminder = self.reminder(for: item, listName: listName, due: due)
+            // Warnings already past when the item changes do not fire.
+            let reminder = self.reminder(for: item, listName: listName, due: due, warningsAfter: now)
             enqueue(reminder)
             output.events.append(
                 ReminderEvent(
@@ -149,6 +152,11 @@ public struct ReminderScheduler: Sendable {
             guard let entry = pending[head.itemID], entry.sequence == head.sequence else { continue }
             pending[head.itemID] = nil
             var reminder = entry.reminder
+            if reminder.due > now, !reminder.warnings.isEmpty {
+                warn(&reminder, now: now, into: &output)
+                enqueue(reminder)
+                continue
+            }
             // Occurrences of a recurring item that passed unwatched are one decision, about the latest of them
             // (like systemd's Persistent=true): never a burst.
             var coalesced: Int?
@@ -160,8 +168,7 @@ public struct ReminderScheduler: Sendable {
                 coalesced = passed.count
             }
             let lateBy = now.timeIntervalSince(reminder.due)
-            let window = reminder.catchUp?.window ?? catchUpWindow
-            if lateBy > window || (reminder.catchUp == .never && lateBy >= window) {
+            if isMissed(reminder, lateBy: lateBy) {
                 var missed = ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced)
                 // Why: the window it was found outside of, the item's own or the daemon's.
                 missed.catchUp = reminder.catchUp ?? .within(catchUpWindow)
@@ -179,7 +186,8 @@ public struct ReminderScheduler: Sendable {
 
     /// Rebuilds the pending reminders from stored items after a start, then catches up: a reminder whose instant
     /// passed unhandled while nothing was watching fires once, late, within the catch-up window, and is reported
-    /// missed beyond it. Items that want no reminder produce no events.
+    /// missed beyond it; so does the latest warning that passed unhandled, if the due instant is still ahead. Items
+    /// that want no reminder produce no events.
     public mutating func restore(
         _ items: some Sequence<(item: ChecklistItem, listName: String)>,
         now: Date
@@ -190,14 +198,19 @@ public struct ReminderScheduler: Sendable {
                 continue
             }
             pending.removeValue(forKey: item.itemID)
-            enqueue(reminder(for: item, listName: listName, due: due))
+            // A warning instant before the item was last edited, or before a reminder or warning handled last, was
+            // never pending or was sent: only those after all three can still be due.
+            let handled = max(item.updatedAt, item.lastFiredAt ?? .distantPast, item.lastWarnedAt ?? .distantPast)
+            enqueue(reminder(for: item, listName: listName, due: due, warningsAfter: handled))
         }
         return advance(to: now)
     }
 
     // MARK: Private
 
-    private mutating func reminder(for item: ChecklistItem, listName: String, due: Date) -> Reminder {
+    private mutating func reminder(for item: ChecklistItem, listName: String, due: Date, warningsAfter: Date)
+        -> Reminder
+    {
         Reminder(
             itemID: item.itemID,
             text: item.text,
@@ -206,8 +219,34 @@ public struct ReminderScheduler: Sendable {
             rule: rule(item.repeatRule),
             priority: item.priority,
             catchUp: item.catchUp,
-            isSnoozed: item.snoozedUntil != nil
+            isSnoozed: item.snoozedUntil != nil,
+            warnings: item.warningInstants(after: warningsAfter)
         )
+    }
+
+    /// The reminder's due instant is ahead and warnings reached `now`: the latest of them is sent (the earlier
+    /// ones, found late with it, would only say less) and they are spent. A warning found later than the catch-up
+    /// window allows is reported missed instead.
+    private func warn(_ reminder: inout Reminder, now: Date, into output: inout SchedulerOutput) {
+        let passed = reminder.warnings.prefix { $0 <= now }
+        guard let instant = passed.last else { return }
+        reminder.warnings.removeFirst(passed.count)
+        let lead = reminder.due.timeIntervalSince(instant)
+        let lateBy = now.timeIntervalSince(instant)
+        if isMissed(reminder, lateBy: lateBy) {
+            var missed = ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy, warning: lead)
+            missed.catchUp = reminder.catchUp ?? .within(catchUpWindow)
+            output.events.append(missed)
+        } else {
+            output.actions.append(.deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy, warning: lead)))
+            output.events.append(ReminderEvent(.warned, of: reminder, at: now, lateBy: lateBy, warning: lead))
+        }
+    }
+
+    /// Whether a decision `lateBy` after its instant is past the reminder's catch-up window, its own or ours.
+    private func isMissed(_ reminder: Reminder, lateBy: TimeInterval) -> Bool {
+        let window = reminder.catchUp?.window ?? catchUpWindow
+        return lateBy > window || (reminder.catchUp == .never && lateBy >= window)
     }
 
     /// The parsed rule; an expression the store holds was accepted when it was set, so it parses again (should a
@@ -225,7 +264,7 @@ public struct ReminderScheduler: Sendable {
     private mutating func enqueue(_ reminder: Reminder) {
         nextSequence += 1
         pending[reminder.itemID] = PendingEntry(reminder: reminder, sequence: nextSequence)
-        queue.insert(QueueEntry(due: reminder.due, itemID: reminder.itemID, sequence: nextSequence))
+        queue.insert(QueueEntry(due: reminder.nextInstant, itemID: reminder.itemID, sequence: nextSequence))
     }
 
     /// Drops stale entries so that `queue.min` is live, and tells the holder if the timer must move.

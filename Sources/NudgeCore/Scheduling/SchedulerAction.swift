@@ -13,6 +13,11 @@ public struct Reminder: Sendable, Equatable {
     public var catchUp: CatchUp?
     /// It was snoozed: `due` is the snoozed instant, not the item's due date (nor an occurrence of its rule).
     public var isSnoozed: Bool
+    /// The instants of its advance warnings still to come, soonest first; all before `due`.
+    public var warnings: [Date]
+
+    /// When the scheduler next decides about it: its next warning, or else its due instant.
+    public var nextInstant: Date { warnings.first ?? due }
 
     public init(
         itemID: Int,
@@ -22,7 +27,8 @@ public struct Reminder: Sendable, Equatable {
         rule: RepeatRule? = nil,
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
-        isSnoozed: Bool = false
+        isSnoozed: Bool = false,
+        warnings: [Date] = []
     ) {
         self.itemID = itemID
         self.text = text
@@ -32,6 +38,7 @@ public struct Reminder: Sendable, Equatable {
         self.priority = priority
         self.catchUp = catchUp
         self.isSnoozed = isSnoozed
+        self.warnings = warnings
     }
 }
 
@@ -43,15 +50,25 @@ public struct Delivery: Sendable, Equatable {
     public var lateBy: TimeInterval
     /// For a recurring reminder found late: how many occurrences passed unwatched, this one (the latest) included.
     public var coalesced: Int?
+    /// For an advance warning: how long before the due instant (`reminder.due`) it was meant to come. `lateBy` is
+    /// then counted from the warning's own instant.
+    public var warning: TimeInterval?
 
     /// Late means delivered noticeably after its instant: after downtime, sleep, or a clock jump.
     public var isLate: Bool { lateBy >= ReminderScheduler.lateThreshold }
 
-    public init(reminder: Reminder, firedAt: Date, lateBy: TimeInterval, coalesced: Int? = nil) {
+    public init(
+        reminder: Reminder,
+        firedAt: Date,
+        lateBy: TimeInterval,
+        coalesced: Int? = nil,
+        warning: TimeInterval? = nil
+    ) {
         self.reminder = reminder
         self.firedAt = firedAt
         self.lateBy = lateBy
         self.coalesced = coalesced
+        self.warning = warning
     }
 }
 

@@ -34,6 +34,21 @@ public enum DurationText {
         return text
     }
 
+    /// `3s`, `2m 5s`, `1h 2m`, `3d 4h`: two units at most, rounded down.
+    public static func short(_ interval: TimeInterval) -> String {
+        let seconds = Int(max(0, interval).rounded(.down))
+        let units = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")]
+        guard let first = units.firstIndex(where: { seconds >= $0.0 }) else { return "0s" }
+        let (size, name) = units[first]
+        var text = "\(seconds / size)\(name)"
+        if first + 1 < units.count {
+            let (nextSize, nextName) = units[first + 1]
+            let rest = seconds % size / nextSize
+            if rest > 0 { text += " \(rest)\(nextName)" }
+        }
+        return text
+    }
+
     /// What to tell someone whose duration was refused.
     public static let expected =
         "an ISO 8601 duration like PT1H30M, P2D or PT0.5S (days, hours, minutes and seconds; no months or years)"

@@ -93,7 +93,7 @@ struct APIFailure: Error {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList, .itemChecked: .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
-                    .invalidSnooze:
+                    .invalidSnooze, .invalidWarning:
                     .badRequest
                 }
             return APIFailure(status: status, code: error.code.rawValue, message: error.description)

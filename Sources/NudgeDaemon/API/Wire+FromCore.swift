@@ -24,6 +24,8 @@ extension Components.Schemas.Item {
             catchUp: item.catchUp?.description,
             completedThrough: item.completedThrough.map(Instant.init),
             snoozedUntil: item.snoozedUntil.map(Instant.init),
+            warnings: item.warnings.isEmpty ? nil : item.warnings.map(DurationText.iso8601),
+            lastWarnedAt: item.lastWarnedAt.map(Instant.init),
             pendingDue: pendingDue.map(Instant.init)
         )
     }
@@ -45,7 +47,13 @@ extension Components.Schemas.List {
 
 extension Components.Schemas.Reminder {
     init(_ reminder: Reminder) {
-        self.init(itemID: reminder.itemID, text: reminder.text, listName: reminder.listName, due: Instant(reminder.due))
+        self.init(
+            itemID: reminder.itemID,
+            text: reminder.text,
+            listName: reminder.listName,
+            due: Instant(reminder.due),
+            warnings: reminder.warnings.isEmpty ? nil : reminder.warnings.map(Instant.init)
+        )
     }
 }
 
@@ -63,7 +71,8 @@ extension Components.Schemas.Event {
             lateBy: event.lateBy,
             coalesced: event.coalesced,
             priority: event.priority.map(Components.Schemas.Priority.init),
-            catchUp: event.catchUp?.description
+            catchUp: event.catchUp?.description,
+            warning: event.warning.map(DurationText.iso8601)
         )
     }
 }
@@ -99,6 +108,7 @@ extension Components.Schemas.EventKind {
         case .missed: self = .missed
         case .snoozed: self = .snoozed
         case .completed: self = .completed
+        case .warned: self = .warned
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE] [--remind|--no-remind]`: POST /v1/items.
+/// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE] [--warn LEADS] [--remind|--no-remind]`: POST /v1/items.
 struct AddCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
@@ -63,6 +63,12 @@ struct AddCommand: DaemonCommand {
     )
     var catchUp: CatchUp?
 
+    @Option(
+        help: ArgumentHelp("Warn this long before the due date, e.g. 1h,10m (see below).", valueName: "leads"),
+        transform: SharedArguments.parseWarnings
+    )
+    var warn: [TimeInterval]?
+
     @Flag(
         inversion: .prefixedNo,
         help: "Whether to remind when it falls due (default: --remind with --due or --repeat, else --no-remind)."
@@ -83,7 +89,8 @@ struct AddCommand: DaemonCommand {
             shouldRemind: remind ?? (due != nil || repeatRule != nil ? true : nil),
             _repeat: repeatRule,
             priority: priority.map { Components.Schemas.Priority(rawValue: $0.rawValue)! },
-            catchUp: catchUp?.description
+            catchUp: catchUp?.description,
+            warnings: warn?.map(DurationText.iso8601)
         )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }

@@ -3,12 +3,12 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// `nudge edit ID [--text T] [--due WHEN | --no-due] [--repeat RULE | --no-repeat] [--remind|--no-remind]
-/// [--list NAME]`: PATCH /v1/items/ID.
+/// `nudge edit ID [--text T] [--due WHEN | --no-due] [--repeat RULE | --no-repeat] [--warn LEADS | --no-warn]
+/// [--remind|--no-remind] [--list NAME]`: PATCH /v1/items/ID.
 struct EditCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Change an item's text, due date, repeat rule, reminder or list.",
+        abstract: "Change an item's text, due date, repeat rule, warnings, reminder or list.",
         discussion: """
             Fields not given stay as they are; at least one change is required. Any edit replaces the item's \
             pending reminder. Unlike 'add', --due here does not switch reminding on; add --remind for that:
@@ -74,6 +74,15 @@ struct EditCommand: DaemonCommand {
     )
     var catchUp: CatchUpChoice?
 
+    @Option(
+        help: ArgumentHelp("Warn this long before the due date instead, e.g. 1h,10m.", valueName: "leads"),
+        transform: SharedArguments.parseWarnings
+    )
+    var warn: [TimeInterval]?
+
+    @Flag(help: "Remove the advance warnings.")
+    var noWarn = false
+
     @Flag(inversion: .prefixedNo, help: "Whether to remind when it falls due.")
     var remind: Bool?
 
@@ -89,12 +98,15 @@ struct EditCommand: DaemonCommand {
         if repeatRule != nil && noRepeat {
             throw ValidationError("--repeat and --no-repeat contradict each other; give one of them")
         }
+        if warn != nil && noWarn {
+            throw ValidationError("--warn and --no-warn contradict each other; give one of them")
+        }
         if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat
-            && priority == nil && catchUp == nil
+            && priority == nil && catchUp == nil && warn == nil && !noWarn
         {
             throw ValidationError(
                 "nothing to change: give --text, --due, --no-due, --repeat, --no-repeat, --priority, --catch-up, "
-                    + "--remind, --no-remind or --list"
+                    + "--warn, --no-warn, --remind, --no-remind or --list"
             )
         }
         if let text, text.allSatisfy(\.isWhitespace) {
@@ -113,7 +125,8 @@ struct EditCommand: DaemonCommand {
                 clearsRepeat: noRepeat,
                 priority: priority,
                 catchUp: catchUp?.rule,
-                clearsCatchUp: catchUp == .daemons
+                clearsCatchUp: catchUp == .daemons,
+                warnings: noWarn ? [] : warn
             ),
             list: list
         )

@@ -22,7 +22,9 @@ enum SharedArguments {
         journal's PRIORITY (6, 5, 2) and a command's NUDGE_PRIORITY. --catch-up always|never|DURATION says whether \
         a reminder nudged finds late (it was not running, the machine slept) still fires: always, never (only on \
         time), or if at most that late (2h); otherwise it is reported missed. Without it, nudged's \
-        --catch-up-window decides.
+        --catch-up-window decides. --warn 1h,10m sends advance warnings that long before the due date ("due in \
+        1h"), then the reminder itself; up to 8, each at most 366 days. A warning already past when set does not \
+        fire; an edit replaces the warnings with the reminder, and checking the item off cancels them.
         """
 
     @Sendable static func parsePriority(_ text: String) throws -> Priority {
@@ -31,6 +33,10 @@ enum SharedArguments {
 
     @Sendable static func parseCatchUp(_ text: String) throws -> CatchUp {
         try CatchUp(validating: text)
+    }
+
+    @Sendable static func parseWarnings(_ text: String) throws -> [TimeInterval] {
+        try Warnings.parse(text)
     }
 
     /// `--due`: parsed when the arguments are, so a mistake is a usage error (exit 2) naming the part not understood.
