@@ -128,3 +128,105 @@ import Testing
         #expect(refused.status == 2, "\(refused)")
     }
 }
+
+/// Advance warnings on the real nudged, its clock manual: each comes at its lead in the journal and a command's
+/// environment, an edit in the instant a warning came replaces the rest, a check-off between a warning and the due
+/// date cancels what is left, a warning already past when set never comes, and a restart never sends one twice.
+@Suite(.timeLimit(.minutes(2))) struct WarningFlowTests {
+    @Test func warningsComeAtTheirLeadsAndEditsAndCheckOffsReplaceAndCancelThem() async throws {
+        try JournalReader.requireJournald()
+        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let hour: TimeInterval = 3600
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let recorder = try FireRecorder(in: sandbox)
+        var daemon = try await Daemon(
+            sandbox,
+            sinks: "journal,command",
+            arguments: ["--clock", "manual:" + iso(start)] + recorder.onFire
+        )
+        defer { daemon.stop() }
+        try await ManualClockTests.withClient(sandbox) { client in
+            for (text, due, warn) in [
+                ("dentist", start + 2 * hour, "1h,10m"), ("bins", start + 2 * hour, "1h"),
+                ("call", start + 1800, "10m,1h"), ("pills", start + 5 * hour, "PT1H"),
+            ] {
+                let added = try await sandbox.nudge("add", text, "--due", iso(due), "--warn", warn)
+                #expect(added.status == 0, "\(added)")
+            }
+            let pending = try await client.ok("GET", "/v1/pending")["reminders"] as? [[String: Any]] ?? []
+            let warnings = Dictionary(
+                pending.map { ($0["itemID"] as? Int ?? 0, ($0["warnings"] as? [String] ?? []).compactMap(date)) }
+            ) { a, _ in a }
+            #expect(warnings[1] == [start + hour, start + 2 * hour - 600])
+            #expect(warnings[3] == [start + 1200], "the warning an hour ahead was already past when set")
+            let listed = try await sandbox.nudge("pending")
+            #expect(listed.stdout.contains("warns"), "\(listed)")
+
+            // 00:20 item 3 warns, 00:30 it fires; 01:00 items 1 and 2 warn, an hour ahead.
+            _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + hour)])
+            try await recorder.awaitRuns(of: [1, 2], daemon: daemon)
+            #expect(recorder.environment(1)["NUDGE_WARNING"] == "PT1H")
+            #expect(recorder.environment(1)["NUDGE_DUE"] == preciseISO(start + 2 * hour))
+            let pid = daemon.process.processIdentifier
+            let journaled = try await JournalReader.jsonEntries(
+                ["_PID=\(pid)", "NUDGE_EVENT=warned", "NUDGE_ITEM_ID=1"]
+            )
+            let fields = journaled.first.map(JournalReader.sentFields) ?? [:]
+            #expect(fields["NUDGE_WARNING"] == [Array("PT1H".utf8)])
+            #expect(fields["MESSAGE"].map { String(decoding: $0[0], as: UTF8.self) }?.hasPrefix("due in 1h") == true)
+
+            // In the instant the warning came, the due date moves: the warning stands, and both leads come again
+            // before the new due date.
+            let edited = try await sandbox.nudge("edit", "1", "--due", iso(start + 3 * hour))
+            #expect(edited.status == 0, "\(edited)")
+            // Between its warning and its due date, item 2 is checked off: nothing more comes of it.
+            _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 1.5 * hour)])
+            #expect(try await sandbox.nudge("done", "2").status == 0)
+            _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 4 * hour)])
+
+            let events = try await client.history().events
+            func timeline(_ itemID: Int) -> [String] {
+                events.filter { $0["itemID"] as? Int == itemID }.map {
+                    ($0["kind"] as? String ?? "") + (($0["warning"] as? String).map { " " + $0 } ?? "")
+                }
+            }
+            #expect(timeline(1) == ["scheduled", "warned PT1H", "replaced", "warned PT1H", "warned PT10M", "fired"])
+            #expect(timeline(2) == ["scheduled", "warned PT1H", "cancelled"])
+            #expect(timeline(3) == ["scheduled", "warned PT10M", "fired"])
+            #expect(timeline(4) == ["scheduled", "warned PT1H"])
+            let first = events.first { $0["itemID"] as? Int == 1 && $0["kind"] as? String == "warned" }
+            #expect(date(first?["at"]) == start + hour && date(first?["due"]) == start + 2 * hour)
+
+            let shown = try await sandbox.nudge("show", "1")
+            #expect(shown.stdout.contains("1h, 10m before"), "\(shown)")
+            let history = try await sandbox.nudge("events", "--item", "1", "--kind", "warned")
+            #expect(history.stdout.contains("warning 10m ahead"), "\(history)")
+
+            let refused = try await client.request("PATCH", "/v1/items/1", ["warnings": ["soon"]])
+            #expect(
+                refused.status == 400
+                    && ((refused.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
+                        == "invalid_warning"
+            )
+            let typo = try await sandbox.nudge("edit", "1", "--warn", "1h,soon")
+            #expect(typo.status == 2 && typo.stderr.contains("\"soon\" is not a duration"), "\(typo)")
+            let cleared = try await sandbox.nudge("edit", "1", "--no-warn", "--json")
+            let item = try JSONSerialization.jsonObject(with: cleared.output) as? [String: Any]
+            #expect(item?["warnings"] == nil, "\(cleared)")
+        }
+
+        // Item 4 warned at 04:00; restarted a minute later, nudged does not send that warning again.
+        daemon.stop()
+        daemon = try await Daemon(
+            sandbox,
+            sinks: "journal,command",
+            arguments: ["--clock", "manual:" + iso(start + 4 * hour + 60)] + recorder.onFire
+        )
+        try await ManualClockTests.withClient(sandbox) { client in
+            _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 5 * hour)])
+            let pills = try await client.history().events.filter { $0["itemID"] as? Int == 4 }
+            #expect(pills.map { $0["kind"] as? String ?? "" } == ["scheduled", "warned", "fired"])
+        }
+    }
+}

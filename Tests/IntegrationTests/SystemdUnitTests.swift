@@ -64,8 +64,9 @@ struct SystemdUnitTests {
 
     /// The overall exposure `systemd-analyze security` printed, like 0.4 for "… exposure level for x: 0.4 SAFE".
     private func exposure(_ output: String) -> Double? {
+        // `→ Overall exposure level for nudged.service: 0.3 SAFE 😀`; without a UTF-8 locale the face is `:-}`.
         guard let line = output.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }),
-            let score = line.split(separator: ":").last?.split(separator: " ").first
+            let score = line.firstMatch(of: #/: ([0-9.]+) /#)?.output.1
         else { return nil }
         return Double(score)
     }
