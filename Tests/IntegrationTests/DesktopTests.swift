@@ -5,7 +5,10 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct DesktopTests {
     /// Runs `body` with a private desktop and a nudged delivering to it (logging at debug level, where the desktop
     /// sink says which notification shows which item), and cleans up after both.
-    private func withDesktopDaemon(_ body: (DesktopSession, Sandbox, Daemon) async throws -> Void) async throws {
+    private func withDesktopDaemon(
+        arguments: [String] = [],
+        _ body: (DesktopSession, Sandbox, Daemon) async throws -> Void
+    ) async throws {
         let desktop = try await DesktopSession()
         defer { desktop.stop() }
         let sandbox = try Sandbox()
@@ -13,7 +16,7 @@ import Testing
         let daemon = try await Daemon(
             sandbox,
             sinks: "desktop",
-            arguments: ["--log-level", "debug"],
+            arguments: ["--log-level", "debug"] + arguments,
             environment: desktop.environment
         )
         defer { daemon.stop() }
@@ -49,6 +52,25 @@ import Testing
             #expect(history.first?.id == Int(replaced))
             #expect(history.first?.body == edited)
             #expect(history.first?.summary == "List")
+        }
+    }
+
+    @Test func anAdvanceWarningShowsHowSoonAndTheReminderReplacesItInPlace() async throws {
+        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        try await withDesktopDaemon(arguments: ["--clock", "manual:" + iso(start)]) { desktop, sandbox, daemon in
+            let added = try await sandbox.nudge("add", "dentist", "--due", iso(start + 3600), "--warn", "10m")
+            #expect(added.status == 0, "\(added)")
+            try await ManualClockTests.withClient(sandbox) { client in
+                _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 3000)])
+                try await daemon.awaitLog("item 1 shows as notification")
+                _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 3600)])
+                try await daemon.awaitLog("item 1 shows as notification", times: 2)
+            }
+            #expect(await desktop.displayedCount() == 1)
+            let calls = desktop.notifyCalls()
+            #expect(calls.map(\.summary) == ["List: due in 10m", "List"])
+            #expect(calls.map(\.body) == ["dentist", "dentist"])
+            #expect(calls.last?.replacesID != 0, "the reminder must replace its warning")
         }
     }
 
