@@ -10,12 +10,14 @@ public struct ItemPatch: Codable, Hashable, Sendable {
     public var edit: ItemEdit
     /// The list to move to, named by its name (`"list"`); nudged resolves it to an ID.
     public var list: String?
-    /// New advance warnings as the client wrote them (`["PT1H"]`); nudged reads them into `edit.warnings`, so that
-    /// one it cannot read is refused as `invalid_warning`, as in a new item.
+    /// New advance warnings as the client wrote them (`["PT1H"]`; `[]` or `null` removes them). nudged reads them
+    /// into `edit.warnings` itself, so that one it cannot read is refused as `invalid_warning`, as in a new item;
+    /// until then `edit.warnings` is nil.
     public var warnings: [String]?
 
     public init(_ edit: ItemEdit, list: String? = nil) {
         self.edit = edit
+        self.edit.warnings = nil
         self.list = list
         warnings = edit.warnings?.map(DurationText.iso8601)
     }
@@ -46,7 +48,8 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             clearsCatchUp: clearsCatchUp
         )
         list = try container.decodeIfPresent(String.self, forKey: .list)
-        warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
+        let clearsWarnings = container.contains(.warnings) ? try container.decodeNil(forKey: .warnings) : false
+        warnings = clearsWarnings ? [] : try container.decodeIfPresent([String].self, forKey: .warnings)
     }
 
     public func encode(to encoder: any Encoder) throws {

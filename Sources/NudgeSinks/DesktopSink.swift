@@ -73,7 +73,7 @@ public actor DesktopSink: ReminderSink {
         if delivery.isLate {
             body += "\n(due \(reminder.due.formatted(date: .abbreviated, time: .shortened)))"
         }
-        let summary = delivery.warning.map { "\(reminder.listName): due in \(DurationText.short($0))" }
+        let summary = delivery.warningTimeLeft.map { "\(reminder.listName): due in \(DurationText.short($0))" }
         arguments += ["--", summary ?? reminder.listName, body]
         return ProcessCommand("notify-send", arguments, timeout: timeout, capturesOutput: true)
     }

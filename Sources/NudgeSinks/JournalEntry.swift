@@ -26,6 +26,9 @@ public struct JournalEntry: Sendable, Equatable {
         }
     }
 
+    /// The MESSAGE_ID of an advance warning reported `missed`.
+    public static let missedWarningMessageID = "28e00b2040764a38b076f84d81541a32"
+
     /// syslog priorities: a reminder (or advance warning) of normal priority that fires is a notice (5); one that
     /// fires late or is missed, a warning (4). A low-priority one is information (6), a high-priority one critical
     /// (2). The scheduler's other decisions are information.
@@ -52,11 +55,16 @@ public struct JournalEntry: Sendable, Equatable {
             case .cancelled: "cancelled: \(event.text)"
             case .snoozed: "snoozed until \(due): \(event.text)"
             case .completed: "occurrence of \(due) completed: \(event.text)"
-            case .warned: "due in \(DurationText.short(event.warning ?? 0)) (\(due)): \(event.text)"
+            case .warned: "due in \(DurationText.short(event.warningTimeLeft ?? 0)) (\(due)): \(event.text)"
             }
         append("MESSAGE", message)
         append("PRIORITY", String(Self.priority(of: event)))
-        append("MESSAGE_ID", Self.messageID(of: event.kind))
+        // A warning found too late is `missed` in the API, with a MESSAGE_ID of its own: `MESSAGE_ID=` queries for
+        // missed reminders do not count it.
+        append(
+            "MESSAGE_ID",
+            event.kind == .missed && event.warning != nil ? Self.missedWarningMessageID : Self.messageID(of: event.kind)
+        )
         append("SYSLOG_IDENTIFIER", "nudge")
         append("NUDGE_EVENT", event.kind.rawValue)
         // The event's ID in nudged's history (`nudge events`): a reader that sees one twice has seen one event.

@@ -32,7 +32,7 @@ public struct LogSink: ReminderSink {
     public func deliver(_ delivery: Delivery) async {
         let reminder = delivery.reminder
         logger.notice(
-            delivery.warning.map { "due in \(DurationText.short($0)): \(reminder.text)" }
+            delivery.warningTimeLeft.map { "due in \(DurationText.short($0)): \(reminder.text)" }
                 ?? "reminder: \(reminder.text)",
             metadata: [
                 "item": "\(reminder.itemID)",

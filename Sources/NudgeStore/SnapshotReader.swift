@@ -28,7 +28,7 @@ enum SnapshotReader {
         case formatVersion, nextItemID, nextListID, nextEventID, logSequence, lists
         case listID, name, iconName, items
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, repeatRule
-        case completedThrough, priority, catchUp, snoozedUntil, warnings, lastWarnedAt
+        case completedThrough, priority, catchUp, snoozedUntil, warnings, warnedThrough
         case other
 
         static let byName: [String: Key] = [
@@ -39,7 +39,7 @@ enum SnapshotReader {
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
             "lastFiredAt": .lastFiredAt, "repeat": .repeatRule, "completedThrough": .completedThrough,
             "priority": .priority, "catchUp": .catchUp, "snoozedUntil": .snoozedUntil, "warnings": .warnings,
-            "lastWarnedAt": .lastWarnedAt,
+            "warnedThrough": .warnedThrough,
         ]
     }
 }
@@ -150,7 +150,7 @@ private struct Reader {
             var catchUp: CatchUp?
             var snoozedUntil: Date?
             var warnings: [TimeInterval] = []
-            var lastWarnedAt: Date?
+            var warnedThrough: Date?
             try reader.forEachEntry(ofDictionary: element) { (reader: inout Reader, key, value) throws(GaveUp) in
                 switch key {
                 case .itemID: itemID = try reader.integer(value)
@@ -174,7 +174,7 @@ private struct Reader {
                     try reader.forEachElement(ofArray: value) { (reader: inout Reader, lead) throws(GaveUp) in
                         warnings.append(try reader.real(lead))
                     }
-                case .lastWarnedAt: lastWarnedAt = try reader.date(value)
+                case .warnedThrough: warnedThrough = try reader.date(value)
                 default: break
                 }
             }
@@ -197,7 +197,7 @@ private struct Reader {
                     catchUp: catchUp,
                     snoozedUntil: snoozedUntil,
                     warnings: warnings,
-                    lastWarnedAt: lastWarnedAt
+                    warnedThrough: warnedThrough
                 )
             )
         }

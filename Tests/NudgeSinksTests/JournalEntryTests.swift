@@ -76,10 +76,16 @@ import Testing
         let missedValues = Dictionary(uniqueKeysWithValues: JournalEntry(missed).fields.map { ($0.name, $0.value) })
         #expect(missedValues["NUDGE_WARNING"] == "PT10M")
         #expect(missedValues["MESSAGE"]?.hasPrefix("missed warning 10m ahead") == true)
+        #expect(missedValues["MESSAGE_ID"] == JournalEntry.missedWarningMessageID, "not counted as a missed reminder")
+        // Found 10 minutes late, an hour's warning says what is left.
+        let late = ReminderEvent(.warned, of: reminder, at: reminder.due - 3000, lateBy: 600, warning: 3600)
+        let lateValues = Dictionary(uniqueKeysWithValues: JournalEntry(late).fields.map { ($0.name, $0.value) })
+        #expect(lateValues["MESSAGE"]?.hasPrefix("due in 50m (") == true)
+        #expect(lateValues["NUDGE_WARNING"] == "PT1H")
     }
 
     @Test func everyKindHasItsOwnWellFormedMessageID() {
-        let ids = ReminderEvent.Kind.allCases.map(JournalEntry.messageID(of:))
+        let ids = ReminderEvent.Kind.allCases.map(JournalEntry.messageID(of:)) + [JournalEntry.missedWarningMessageID]
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) && $0 == $0.lowercased() })
     }

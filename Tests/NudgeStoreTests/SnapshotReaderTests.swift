@@ -34,7 +34,7 @@ extension NudgeStoreTests {
                     catchUp: [nil, .always, .never, .within(5400)][pick(4)],
                     snoozedUntil: pick(8) == 5 ? Date(timeIntervalSince1970: 1_800_000_600.5) : nil,
                     warnings: [[], [3600], [86_400, 600, 0.5]][pick(3)],
-                    lastWarnedAt: pick(9) == 4 ? Date(timeIntervalSince1970: 1_800_000_000 - 3600) : nil
+                    warnedThrough: pick(9) == 4 ? Date(timeIntervalSince1970: 1_800_000_000 - 3600) : nil
                 )
                 item.updatedAt = item.createdAt + 0.125
                 try library.apply(.putItem(item, listID: number % 2 + 1))

@@ -27,14 +27,15 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     public var snoozedUntil: Date?
     /// Advance warnings: how long before the due date the reminder warns, longest lead first (`Warnings`).
     public var warnings: [TimeInterval]
-    /// The instant of the warning last handled (sent, or recorded as missed): a restart never sends it again.
-    public var lastWarnedAt: Date?
+    /// Advance warnings at or before this instant are settled: sent, reported missed, or passed over because the
+    /// reminder they were about fired first. A restart never sends one of them.
+    public var warnedThrough: Date?
 
     public var id: Int { itemID }
 
     private enum CodingKeys: String, CodingKey {
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough
-        case priority, catchUp, snoozedUntil, warnings, lastWarnedAt
+        case priority, catchUp, snoozedUntil, warnings, warnedThrough
         case repeatRule = "repeat"
     }
 
@@ -53,7 +54,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         catchUp: CatchUp? = nil,
         snoozedUntil: Date? = nil,
         warnings: [TimeInterval] = [],
-        lastWarnedAt: Date? = nil
+        warnedThrough: Date? = nil
     ) {
         self.itemID = itemID
         self.text = text
@@ -69,7 +70,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         self.catchUp = catchUp
         self.snoozedUntil = snoozedUntil
         self.warnings = warnings
-        self.lastWarnedAt = lastWarnedAt
+        self.warnedThrough = warnedThrough
     }
 
     public init(from decoder: any Decoder) throws {
@@ -89,7 +90,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         catchUp = try container.decodeIfPresent(CatchUp.self, forKey: .catchUp)
         snoozedUntil = try container.decodeIfPresent(Date.self, forKey: .snoozedUntil)
         warnings = try container.decodeIfPresent([TimeInterval].self, forKey: .warnings) ?? []
-        lastWarnedAt = try container.decodeIfPresent(Date.self, forKey: .lastWarnedAt)
+        warnedThrough = try container.decodeIfPresent(Date.self, forKey: .warnedThrough)
     }
 
     /// Fields without a value are left out (most items have no warnings): the store holds only what is set.
@@ -109,7 +110,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         try container.encodeIfPresent(catchUp, forKey: .catchUp)
         try container.encodeIfPresent(snoozedUntil, forKey: .snoozedUntil)
         if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
-        try container.encodeIfPresent(lastWarnedAt, forKey: .lastWarnedAt)
+        try container.encodeIfPresent(warnedThrough, forKey: .warnedThrough)
     }
 
     /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.
@@ -122,11 +123,14 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         return instant > now
     }
 
-    /// The instants its advance warnings fire at, soonest first: those after `instant` and before the due date. A
-    /// snoozed reminder has none (its warnings were about the due date, which has come).
+    /// The instants its advance warnings fire at, soonest first: those after `instant`, and after any settled
+    /// (`warnedThrough`), before the due date. A snoozed reminder has none (its warnings were about the due date,
+    /// which has come).
     public func warningInstants(after instant: Date) -> [Date] {
         guard let dueDate, snoozedUntil == nil else { return [] }
-        return warnings.map { dueDate - $0 }.filter { $0 > instant }
+        let settled = max(instant, warnedThrough ?? .distantPast)
+        // Sorted here, not trusted from the store: a hand-edited file may hold them in any order.
+        return warnings.map { dueDate - $0 }.filter { $0 > settled }.sorted()
     }
 
     /// The due instant that passed unhandled while nothing was watching (daemon down, machine asleep), if any.

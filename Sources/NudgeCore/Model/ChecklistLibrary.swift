@@ -324,6 +324,9 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         item.lastFiredAt = due
         item.snoozedUntil = nil
+        // The warnings this reminder passed over are settled too: the next one starts with those still ahead, at a
+        // restart as now.
+        if !item.warnings.isEmpty { item.warnedThrough = max(item.warnedThrough ?? now, now) }
         // An occurrence still ahead of a snoozed fire stays the next one. Otherwise the series goes on after the
         // fire and after now: a snoozed fire found late stands for the occurrences it was late past (a series whose
         // due date fell behind the clock would never fire again). A rule that no longer parses (a store edited by
@@ -337,11 +340,11 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         return .putItem(item, listID: list.listID)
     }
 
-    /// Records that the advance warning at `instant` was handled (sent, or found too late and missed), without
-    /// counting as an edit: a restart does not send it again.
+    /// Records that the advance warning at `instant` was handled (sent, or found too late and missed), and so every
+    /// one before it, without counting as an edit: a restart does not send them again.
     public func makeMarkWarned(itemID: Int, instant: Date) throws(ModelError) -> ChecklistChange {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
-        item.lastWarnedAt = instant
+        item.warnedThrough = instant
         return .putItem(item, listID: list.listID)
     }
 

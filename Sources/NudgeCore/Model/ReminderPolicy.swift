@@ -93,11 +93,8 @@ public enum Warnings {
         for lead in leads where !(lead > 0 && lead <= maximumLead) {
             throw .invalidWarning(text, "\(DurationText.iso8601(lead)) is not more than 0 and at most a year")
         }
-        let distinct = Set(leads).sorted(by: >)
-        guard distinct.count <= maximumCount else {
-            throw .invalidWarning(text, "there are \(distinct.count) of them")
-        }
-        return distinct
+        guard leads.count <= maximumCount else { throw .invalidWarning(text, "there are \(leads.count) of them") }
+        return Set(leads).sorted(by: >)
     }
 
     /// Reads leads as people type them, separated by commas: `1h,10m`, `PT1H,PT10M`, `2d`.

@@ -102,6 +102,8 @@ public struct ReminderScheduler: Sendable {
     public mutating func itemChanged(_ item: ChecklistItem, listName: String, now: Date) -> SchedulerOutput {
         var output = SchedulerOutput()
         let previous = pending.removeValue(forKey: item.itemID)?.reminder
+        // A warning on show says "due in 1h" of a reminder that no longer stands as it was: take it down.
+        let withdrawsWarning = previous?.hasWarned == true
         if item.wantsReminder(at: now), let due = item.reminderInstant {
             // Warnings already past when the item changes do not fire.
             let reminder = self.reminder(for: item, listName: listName, due: due, warningsAfter: now)
@@ -114,9 +116,12 @@ public struct ReminderScheduler: Sendable {
                     previousDue: previous?.due
                 )
             )
+            if withdrawsWarning { output.actions.append(.withdraw(itemID: item.itemID)) }
         } else {
             if let previous { output.events.append(Self.cancellation(of: previous, at: now)) }
-            if item.checked || !item.shouldRemind { output.actions.append(.withdraw(itemID: item.itemID)) }
+            if item.checked || !item.shouldRemind || withdrawsWarning {
+                output.actions.append(.withdraw(itemID: item.itemID))
+            }
         }
         rearm(&output)
         return output
@@ -198,10 +203,9 @@ public struct ReminderScheduler: Sendable {
                 continue
             }
             pending.removeValue(forKey: item.itemID)
-            // A warning instant before the item was last edited, or before a reminder or warning handled last, was
-            // never pending or was sent: only those after all three can still be due.
-            let handled = max(item.updatedAt, item.lastFiredAt ?? .distantPast, item.lastWarnedAt ?? .distantPast)
-            enqueue(reminder(for: item, listName: listName, due: due, warningsAfter: handled))
+            // A warning instant before the item was last edited was already past when it was set; one settled
+            // (`warnedThrough`) was sent, missed or passed over. Only those after both can still be due.
+            enqueue(reminder(for: item, listName: listName, due: due, warningsAfter: item.updatedAt))
         }
         return advance(to: now)
     }
@@ -231,6 +235,7 @@ public struct ReminderScheduler: Sendable {
         let passed = reminder.warnings.prefix { $0 <= now }
         guard let instant = passed.last else { return }
         reminder.warnings.removeFirst(passed.count)
+        reminder.hasWarned = true
         let lead = reminder.due.timeIntervalSince(instant)
         let lateBy = now.timeIntervalSince(instant)
         if isMissed(reminder, lateBy: lateBy) {

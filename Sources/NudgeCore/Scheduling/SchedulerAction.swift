@@ -15,6 +15,8 @@ public struct Reminder: Sendable, Equatable {
     public var isSnoozed: Bool
     /// The instants of its advance warnings still to come, soonest first; all before `due`.
     public var warnings: [Date]
+    /// One of its warnings was decided (sent or missed) while it was pending: a sink may be showing it.
+    public var hasWarned = false
 
     /// When the scheduler next decides about it: its next warning, or else its due instant.
     public var nextInstant: Date { warnings.first ?? due }
@@ -56,6 +58,12 @@ public struct Delivery: Sendable, Equatable {
 
     /// Late means delivered noticeably after its instant: after downtime, sleep, or a clock jump.
     public var isLate: Bool { lateBy >= ReminderScheduler.lateThreshold }
+
+    /// For an advance warning, how long until the due instant, to tell the user: its lead when on time (not the
+    /// milliseconds less the timer took), and what is left when found late.
+    public var warningTimeLeft: TimeInterval? {
+        warning.map { isLate ? reminder.due.timeIntervalSince(firedAt) : $0 }
+    }
 
     public init(
         reminder: Reminder,

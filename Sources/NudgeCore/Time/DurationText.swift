@@ -28,7 +28,10 @@ public enum DurationText {
         if minutes > 0 { time += "\(Int(minutes))M" }
         if rest > 0 || (days == 0 && time.isEmpty) {
             let whole = rest.rounded(.down) == rest
-            time += whole ? "\(Int(rest))S" : "\(rest.formatted(.number.precision(.fractionLength(0...9))))S"
+            time +=
+                whole
+                ? "\(Int(rest))S"
+                : "\(rest.formatted(.number.precision(.fractionLength(0...9)).locale(Locale(identifier: "en_US_POSIX"))))S"
         }
         if !time.isEmpty { text += "T" + time }
         return text

@@ -25,7 +25,7 @@ extension Components.Schemas.Item {
             completedThrough: item.completedThrough.map(Instant.init),
             snoozedUntil: item.snoozedUntil.map(Instant.init),
             warnings: item.warnings.isEmpty ? nil : item.warnings.map(DurationText.iso8601),
-            lastWarnedAt: item.lastWarnedAt.map(Instant.init),
+            warnedThrough: item.warnedThrough.map(Instant.init),
             pendingDue: pendingDue.map(Instant.init)
         )
     }

@@ -15,9 +15,11 @@ func fuzzRequestBody(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let decoder = JSONDecoder()
     if let item = try? decoder.decode(Components.Schemas.NewItem.self, from: body) {
         _ = item.reminder
+        _ = try? item.warnings.map(Warnings.parse)
     }
     if let patch = try? decoder.decode(ItemPatch.self, from: body) {
         _ = patch.edit
+        _ = try? patch.warnings.map(Warnings.parse)
     }
     if let list = try? decoder.decode(Components.Schemas.NewList.self, from: body) {
         _ = try? IconName(requested: list.iconName)
