@@ -423,8 +423,8 @@ func wholeSecond(after seconds: TimeInterval) -> Date {
 
 /// How far ahead a test puts a due instant it waits for. A due instant already past when nudged gets the add is
 /// kept but never fires, and on a loaded two-core machine, with every suite starting daemons at once, an add has
-/// been seen to take over 1.5 s.
-let lead: TimeInterval = 3
+/// been seen to take over 1.5 s, and two adds over 3 s.
+let lead: TimeInterval = 5
 
 /// A due instant a test waits for: `lead` ahead (or `ahead`, for a test whose adds take longer), on a whole second.
 func dueSoon(ahead: TimeInterval = lead) -> Date { wholeSecond(after: ahead) }
