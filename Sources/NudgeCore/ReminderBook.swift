@@ -184,13 +184,17 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemChanged(item, listName: listName, now: now))
-        return (item, numbering ? numbered(outcome) : outcome)
+        // Due this very moment (`--due now`): it fires now, in the same operation, not at the timer's next wake-up.
+        if let next = scheduler.nextDue, next <= now {
+            outcome.append(contentsOf: recordingHandled(scheduler.advance(to: now), numbering: false))
+        }
+        return (library.item(id: item.itemID) ?? item, numbering ? numbered(outcome) : outcome)
     }
 
     /// Turns every fired, warned or missed decision into a change that records the instant as handled. After a
     /// reminder (not a warning, which leaves it pending), an item that still wants one has it scheduled (reported as
     /// `scheduled`): a recurring item's next occurrence, or the due date of one snoozed to before it.
-    private mutating func recordingHandled(_ output: SchedulerOutput) -> Outcome {
+    private mutating func recordingHandled(_ output: SchedulerOutput, numbering: Bool = true) -> Outcome {
         var outcome = Outcome()
         outcome.append(output)
         let now = clock.now()
@@ -218,7 +222,7 @@ public struct ReminderBook: Sendable {
                 outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))
             }
         }
-        return numbered(outcome)
+        return numbering ? numbered(outcome) : outcome
     }
 
     /// Gives the outcome's events their IDs, as they were decided. Every operation that reports events ends here.

@@ -94,6 +94,16 @@ enum Render {
         return table(rows.map { [$0.0 + ":", $0.1] })
     }
 
+    /// What to tell someone whose item reminds but is due at an instant already past (further back than `--due
+    /// now`): it is kept, but no reminder will fire for it. Nil when one is pending or has fired.
+    static func pastDueNote(_ item: Components.Schemas.Item, time: LocalTimeFormat) -> String? {
+        guard item.shouldRemind, !item.checked, let due = item.dueDate?.date, item.pendingDue == nil,
+            (item.lastFiredAt?.date).map({ $0 < due }) ?? true
+        else { return nil }
+        return "note: item \(item.itemID) is due \(time.full(due)), which has passed, so no reminder will fire for it; "
+            + "give a time ahead, like \"in 10m\", or \"now\""
+    }
+
     /// What `done` and `undone` print: the item on one line, or the item as JSON.
     static func print(_ item: Components.Schemas.Item, json: Bool) {
         if json { return Output.json(item) }

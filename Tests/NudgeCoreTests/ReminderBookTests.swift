@@ -26,6 +26,29 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(book.advance().events.isEmpty)
     }
 
+    @Test func anItemDueThisMomentFiresAtOnceInTheSameOperationAndOnlyOnce() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
+        // `--due now`, read on the client's clock 0.4 s before nudged's.
+        let (item, added) = try book.addItem(text: "stretch", listID: 1, dueDate: t0 - 0.4, shouldRemind: true)
+        #expect(added.events.map(\.kind) == [.scheduled, .fired])
+        #expect(added.events.map(\.id) == [1, 2])
+        #expect(added.deliveries.map(\.isLate) == [false])
+        #expect(item.lastFiredAt == t0 - 0.4, "the answer shows the item as it is after the fire")
+        #expect(book.scheduler.pendingCount == 0)
+
+        // An edit in the same second does not fire it again.
+        clock.advance(by: 0.3)
+        let (_, edited) = try book.editItem(itemID: 1, ItemEdit(text: "stretch again"))
+        #expect(edited.events.isEmpty && edited.deliveries.isEmpty)
+
+        // A due date further back is kept, and nothing fires for it, now or at a restart.
+        let (_, old) = try book.addItem(text: "taxes", listID: 1, dueDate: t0 - 5, shouldRemind: true)
+        #expect(old.events.isEmpty)
+        var restarted = ReminderBook(library: book.library, clock: clock)
+        #expect(restarted.start().events.isEmpty)
+    }
+
     @Test func checkingOffCancelsAndWithdraws() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock)

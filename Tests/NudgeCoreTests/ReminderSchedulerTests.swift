@@ -276,6 +276,9 @@ private func kinds(_ output: SchedulerOutput) -> [ReminderEvent.Kind] { output.e
                     let key = "\(delivery.reminder.itemID)@\(delivery.reminder.due)"
                     #expect(!firedInstants.contains(key), "fired twice: \(key)")
                     firedInstants.insert(key)
+                    // Recorded as handled, as `ReminderBook` does: an item due within the last second wants its
+                    // reminder until then.
+                    items[delivery.reminder.itemID]?.lastFiredAt = delivery.reminder.due
                 }
             }
             for (itemID, current) in items {

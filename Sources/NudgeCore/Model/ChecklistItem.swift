@@ -116,11 +116,16 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.
     public var reminderInstant: Date? { snoozedUntil ?? dueDate }
 
+    /// How recent a due instant may be when it is set and still fire, at once: `--due now` is read on the
+    /// client's clock a moment before nudged sees it.
+    public static let immediateGrace: TimeInterval = 1
+
     /// The replacement rule: an item has a pending reminder iff it asks for one, is not done, and is due (or
-    /// snoozed to) later.
+    /// snoozed to) later, or within the last `immediateGrace` and not handled yet (it then fires at once).
     public func wantsReminder(at now: Date) -> Bool {
         guard shouldRemind, !checked, let instant = reminderInstant else { return false }
-        return instant > now
+        if let lastFiredAt, lastFiredAt >= instant { return false }
+        return instant > now - Self.immediateGrace
     }
 
     /// The instants its advance warnings fire at, soonest first: those after `instant`, and after any settled
@@ -135,10 +140,12 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
 
     /// The due instant that passed unhandled while nothing was watching (daemon down, machine asleep), if any.
     ///
-    /// Only an instant that was still ahead when the item was last edited counts: a due date set in the past was
-    /// never pending, so it is neither fired late nor reported missed.
+    /// Only an instant that was still ahead when the item was last edited (or within `immediateGrace` of it)
+    /// counts: a due date set in the past was never pending, so it is neither fired late nor reported missed.
     public func overdueInstant(at now: Date) -> Date? {
-        guard shouldRemind, !checked, let instant = reminderInstant, instant <= now, instant > updatedAt else {
+        guard shouldRemind, !checked, let instant = reminderInstant, instant <= now,
+            instant > updatedAt - Self.immediateGrace
+        else {
             return nil
         }
         if let lastFiredAt, lastFiredAt >= instant { return nil }

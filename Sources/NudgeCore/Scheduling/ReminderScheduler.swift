@@ -2,7 +2,8 @@ import Foundation
 import HeapModule
 
 /// The replacement rules as a pure state machine: at most one pending reminder per item ID, and an item is pending
-/// iff `shouldRemind && !checked && reminderInstant > now` (its snoozed instant, else its due date). A pending
+/// iff `ChecklistItem.wantsReminder`: `shouldRemind && !checked && reminderInstant > now` (its snoozed instant, else
+/// its due date), or an instant within the last second not handled yet, which the next `advance` fires. A pending
 /// reminder carries its advance warnings still to come, and is queued at the soonest of them, then at its due instant:
 /// one entry per item, so an edit replaces warnings and reminder together.
 ///

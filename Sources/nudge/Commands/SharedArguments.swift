@@ -7,7 +7,8 @@ enum SharedArguments {
     static let whenDiscussion = """
         WHEN is local time unless it names an offset: 2026-12-01T09:00, "2026-12-01 9:30pm", "today 17:00", \
         "tomorrow 9am", "fri at 5pm", noon, "in 10m", "in 1h30m", +2h, now. A day alone means 09:00 that day; \
-        a time alone means its next occurrence.
+        a time alone means its next occurrence. "now" fires at once; a time further in the past is kept, but no \
+        reminder fires for it (nudge says so).
         """
 
     static let repeatDiscussion = """
