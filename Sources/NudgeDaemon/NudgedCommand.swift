@@ -61,7 +61,8 @@ public struct NudgedCommand: AsyncParsableCommand {
             nudged, unreadable, or from a newer nudge); 4 the socket cannot be used (another nudged serves it, its \
             directory is not yours alone, or it cannot be bound); 64 bad arguments. The units do not restart \
             nudged after 3, 4 or 64: only a person can fix those.
-            """
+            """,
+        version: NudgeVersion.current
     )
 
     @Option(name: .long, help: ArgumentHelp("The store file.", valueName: "path"))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NudgeCore
 
 /// The `nudge` command: the command-line client of nudged. Exit status follows DESIGN §7: 0 ok, 1 the daemon
 /// refused, 2 usage, 3 the daemon cannot be reached.
@@ -22,6 +23,7 @@ struct Nudge: AsyncParsableCommand {
             Exit status: 0 success, 1 the daemon refused (its message is printed), 2 usage error, \
             3 cannot reach the daemon.
             """,
+        version: NudgeVersion.current,
         subcommands: [
             AddCommand.self, LsCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self,
             UndoneCommand.self, SnoozeCommand.self, RmCommand.self, PendingCommand.self, WatchCommand.self,

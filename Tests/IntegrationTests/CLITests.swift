@@ -85,6 +85,14 @@ import Testing
         #expect(result.stdout.contains("3 cannot reach the daemon"))
     }
 
+    @Test func bothBinariesPrintTheSameVersion() async throws {
+        let nudge = try await Self.nudge(["--version"])
+        let nudged = try await run(Binaries.nudged, ["--version"])
+        #expect(nudge.status == 0 && nudged.status == 0, "\(nudge) \(nudged)")
+        #expect(nudge.stdout.firstMatch(of: #/^[0-9]+\.[0-9]+\.[0-9]+(-[a-z0-9.]+)?\n$/#) != nil, "\(nudge)")
+        #expect(nudge.stdout == nudged.stdout)
+    }
+
     @Test func addHelpExits0AndTeachesItsOptions() async throws {
         let result = try await Self.nudge(["add", "--help"])
         #expect(result.status == 0)
