@@ -36,6 +36,13 @@ enum Output {
     struct JSONArray {
         private var started = false
 
+        /// An element already encoded, such as the daemon's error document.
+        mutating func append(raw element: Data) {
+            let text = String(decoding: element, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            write((started ? "," : "[") + text, to: .standardOutput)
+            started = true
+        }
+
         mutating func append(_ elements: [some Encodable]) {
             for element in elements {
                 do {

@@ -104,10 +104,9 @@ enum Render {
             + "give a time ahead, like \"in 10m\", or \"now\""
     }
 
-    /// What `done` and `undone` print: the item on one line, or the item as JSON.
-    static func print(_ item: Components.Schemas.Item, json: Bool) {
-        if json { return Output.json(item) }
-        Output.line(itemSummary(item, time: LocalTimeFormat()))
+    /// What `done` and `undone` print for each item: the item on one line.
+    static func itemSummaryLine(_ item: Components.Schemas.Item) -> String {
+        itemSummary(item, time: LocalTimeFormat())
     }
 
     // MARK: Reminders, lists, events

@@ -3,20 +3,21 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// `nudge done ID [--stop]`: POST /v1/items/ID/done, or with --stop PATCH /v1/items/ID.
+/// `nudge done ID... [--stop]`: POST /v1/items/ID/done, or with --stop PATCH /v1/items/ID, for each ID.
 struct DoneCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "done",
-        abstract: "Check an item off; this cancels its pending reminder.",
+        abstract: "Check items off; this cancels their pending reminders.",
         discussion: """
-            On a recurring item, 'done' completes the current occurrence (the one that fired last, if not done \
+            Several IDs are checked off in turn, each reported on a line of its own; one nudged refuses is \
+            reported on stderr and the others still go ahead (the command then exits 1). On a recurring item, 'done' completes the current occurrence (the one that fired last, if not done \
             yet, else the next one) and the item stays open for the occurrence after it. 'done --stop' checks it \
             off for good and ends the series.
             """
     )
 
-    @Argument(help: "The item's ID, as 'nudge ls' shows it.")
-    var id: Int
+    @Argument(help: "The items' IDs, as 'nudge ls' shows them.")
+    var ids: [Int]
 
     @Flag(help: "On a recurring item: end the series and check the item off.")
     var stop = false
@@ -24,37 +25,35 @@ struct DoneCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let item =
-                if stop {
-                    try await client.call {
-                        let patch = ItemPatch(ItemEdit(checked: true, clearsRepeat: true))
-                        return try await $0.updateItem(path: .init(id: id), body: .json(patch)).ok.body.json
-                    }
-                } else {
-                    try await client.call { try await $0.checkItem(path: .init(id: id)).ok.body.json }
+        let stop = stop
+        try await EachItem.change(ids, global: global, line: Render.itemSummaryLine) { client, id throws(CLIError) in
+            if stop {
+                try await client.call {
+                    let patch = ItemPatch(ItemEdit(checked: true, clearsRepeat: true))
+                    return try await $0.updateItem(path: .init(id: id), body: .json(patch)).ok.body.json
                 }
-            Render.print(item, json: global.json)
+            } else {
+                try await client.call { try await $0.checkItem(path: .init(id: id)).ok.body.json }
+            }
         }
     }
 }
 
-/// `nudge undone ID`: DELETE /v1/items/ID/done.
+/// `nudge undone ID...`: DELETE /v1/items/ID/done for each ID.
 struct UndoneCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "undone",
-        abstract: "Uncheck an item; its reminder is scheduled again if it is still due in the future."
+        abstract: "Uncheck items; each one's reminder is scheduled again if it is still due in the future."
     )
 
-    @Argument(help: "The item's ID, as 'nudge ls --all' shows it.")
-    var id: Int
+    @Argument(help: "The items' IDs, as 'nudge ls --all' shows them.")
+    var ids: [Int]
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let item = try await client.call { try await $0.uncheckItem(path: .init(id: id)).ok.body.json }
-            Render.print(item, json: global.json)
+        try await EachItem.change(ids, global: global, line: Render.itemSummaryLine) { client, id throws(CLIError) in
+            try await client.call { try await $0.uncheckItem(path: .init(id: id)).ok.body.json }
         }
     }
 }

@@ -2,23 +2,29 @@ import ArgumentParser
 import Foundation
 import NudgeAPI
 
-/// `nudge rm ID`: DELETE /v1/items/ID.
+/// `nudge rm ID...`: DELETE /v1/items/ID for each ID.
 struct RmCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Delete an item and its pending reminder. Its ID is never reused."
+        abstract: "Delete items and their pending reminders. Their IDs are never reused.",
+        discussion: """
+            Several IDs are deleted in turn, each reported on a line of its own; one nudged refuses is reported \
+            on stderr and the others still go ahead (the command then exits 1). With --json, each removed item \
+            prints as {"itemID": ID, "removed": true}.
+            """
     )
 
-    @Argument(help: "The item's ID, as 'nudge ls --all' shows it.")
-    var id: Int
+    @Argument(help: "The items' IDs, as 'nudge ls --all' shows them.")
+    var ids: [Int]
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await DaemonClient.withConnection(to: global.socketPath) { client in
+        try await EachItem.change(ids, global: global, line: { (removed: Removed) in "removed \(removed.itemID)" }) {
+            client,
+            id throws(CLIError) in
             _ = try await client.call { try await $0.deleteItem(path: .init(id: id)).noContent }
-            if global.json { return }
-            Output.line("removed \(id)")
+            return Removed(itemID: id)
         }
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import NudgeAPI
+
+/// `done`, `undone` and `rm` take several IDs: each is changed in turn and reported on a line of its own. An item
+/// nudged refuses (an unknown ID, say) is reported on stderr and the rest still go ahead; the command then exits 1.
+/// Not reaching nudged stops at once (exit 3).
+///
+/// `--json` prints what changed: for one ID the answer alone, as before; for several, one array holding, in order,
+/// each answer or the daemon's error document for an ID it refused.
+enum EachItem {
+    /// `ids` holds one ID at least: ArgumentParser refuses the command without one (exit 2).
+    static func change<Answer: Encodable & Sendable>(
+        _ ids: [Int],
+        global: GlobalOptions,
+        line: (Answer) -> String,
+        _ operation: @escaping @Sendable (DaemonClient, Int) async throws(CLIError) -> Answer
+    ) async throws {
+        guard ids.count > 1 else {
+            let answer = try await DaemonClient.withConnection(to: global.socketPath) {
+                try await operation($0, ids[0])
+            }
+            if global.json { return Output.json(answer) }
+            return Output.line(line(answer))
+        }
+        var refused = 0
+        var array = Output.JSONArray()
+        try await DaemonClient.withConnection(to: global.socketPath) { client in
+            for id in ids {
+                do {
+                    let answer = try await operation(client, id)
+                    if global.json { array.append([answer]) } else { Output.line(line(answer)) }
+                } catch let error as CLIError where error.exitCode.rawValue == 1 {
+                    refused += 1
+                    Output.error("item \(id): \(error.message)")
+                    if global.json, let document = error.json { array.append(raw: document) }
+                }
+            }
+        }
+        if global.json { array.finish() }
+        if refused > 0 {
+            throw CLIError.refused("\(refused) of \(ids.count) items were not changed (said above)", json: nil)
+        }
+    }
+}
+
+/// What `rm --json` prints for an item it removed.
+struct Removed: Encodable, Sendable {
+    let itemID: Int
+    let removed = true
+}
