@@ -104,6 +104,13 @@ enum Render {
             + "give a time ahead, like \"in 10m\", or \"now\""
     }
 
+    /// What to tell someone who gave an item warnings but no due date: they count back from one.
+    static func warningsWithoutDueNote(_ item: Components.Schemas.Item) -> String? {
+        guard item.warnings?.isEmpty == false, item.dueDate == nil else { return nil }
+        return "note: item \(item.itemID) has no due date, so its warnings will not fire until it has one "
+            + "(nudge edit \(item.itemID) --due WHEN)"
+    }
+
     /// What `done` and `undone` print for each item: the item on one line.
     static func itemSummaryLine(_ item: Components.Schemas.Item) -> String {
         itemSummary(item, time: LocalTimeFormat())

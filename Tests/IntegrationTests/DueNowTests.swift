@@ -33,5 +33,10 @@ import Testing
         #expect(edited.status == 0 && edited.stderr.contains("no reminder will fire"), "\(edited)")
         let retext = try await sandbox.nudge("edit", "1", "--text", "stretch again")
         #expect(retext.status == 0 && retext.stderr.isEmpty, "\(retext)")
+        // Warnings count back from a due date: without one, nudge says they will not fire.
+        let undated = try await sandbox.nudge("add", "someday", "--warn", "1h")
+        #expect(undated.status == 0 && undated.stderr.contains("has no due date, so its warnings"), "\(undated)")
+        let dated = try await sandbox.nudge("edit", "3", "--due", "in 2h")
+        #expect(dated.status == 0 && dated.stderr.isEmpty, "\(dated)")
     }
 }

@@ -95,6 +95,7 @@ struct AddCommand: DaemonCommand {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }
             if let note = Render.pastDueNote(item, time: LocalTimeFormat()) { Output.error(note) }
+            if let note = Render.warningsWithoutDueNote(item) { Output.error(note) }
             if global.json { return Output.json(item) }
             Output.line(String(item.itemID))
         }
