@@ -97,6 +97,12 @@ public enum Warnings {
         return Set(leads).sorted(by: >)
     }
 
+    /// How long until `due` a warning of `lead` tells the user, decided at `decidedAt`, `lateBy` after its instant:
+    /// the lead when on time (not the milliseconds less the timer took), what is left when found late.
+    public static func timeLeft(lead: TimeInterval, due: Date, decidedAt: Date, lateBy: TimeInterval) -> TimeInterval {
+        lateBy >= ReminderScheduler.lateThreshold ? due.timeIntervalSince(decidedAt) : lead
+    }
+
     /// Reads leads as people type them, separated by commas: `1h,10m`, `PT1H,PT10M`, `2d`.
     public static func parse(_ text: String) throws(ModelError) -> [TimeInterval] {
         try parse(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init), as: text)

@@ -78,8 +78,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     /// The instant the decision was about: for a warning, the warning's own instant; else `due`.
     public var instant: Date { due - (warning ?? 0) }
 
-    /// For a warning, how long until `due` when it was decided: its lead when on time, what was left when late.
+    /// For a warning, how long until `due` when it was decided (`Warnings.timeLeft`).
     public var warningTimeLeft: TimeInterval? {
-        warning.map { (lateBy ?? 0) >= ReminderScheduler.lateThreshold ? due.timeIntervalSince(at) : $0 }
+        warning.map { Warnings.timeLeft(lead: $0, due: due, decidedAt: at, lateBy: lateBy ?? 0) }
     }
 }

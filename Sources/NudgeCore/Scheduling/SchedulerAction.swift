@@ -59,10 +59,9 @@ public struct Delivery: Sendable, Equatable {
     /// Late means delivered noticeably after its instant: after downtime, sleep, or a clock jump.
     public var isLate: Bool { lateBy >= ReminderScheduler.lateThreshold }
 
-    /// For an advance warning, how long until the due instant, to tell the user: its lead when on time (not the
-    /// milliseconds less the timer took), and what is left when found late.
+    /// For an advance warning, how long until the due instant, to tell the user (`Warnings.timeLeft`).
     public var warningTimeLeft: TimeInterval? {
-        warning.map { isLate ? reminder.due.timeIntervalSince(firedAt) : $0 }
+        warning.map { Warnings.timeLeft(lead: $0, due: reminder.due, decidedAt: firedAt, lateBy: lateBy) }
     }
 
     public init(
