@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // Model, ID allocation, the replacement scheduler, events, time input and calendar expressions. No I/O but
@@ -134,7 +135,10 @@ let package = Package(
             ],
             path: "Benchmarks/DaemonBench"
         ),
-        .testTarget(name: "NudgeCoreTests", dependencies: ["NudgeCore"]),
+        .testTarget(
+            name: "NudgeCoreTests",
+            dependencies: ["NudgeCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"], exclude: ["Fixtures"]),
         .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore"]),
         .testTarget(

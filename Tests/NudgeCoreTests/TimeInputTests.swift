@@ -28,14 +28,16 @@ struct TimeInputCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\"\(input)\" at \(now) in \(zone) is \(expected)" }
 }
 
-/// A bad input and the part of it the error must name.
+/// A bad input, the part of it the error must name, and what it must say about that part (at least that it is wrong).
 struct BadTimeInputCase: Sendable, CustomTestStringConvertible {
     let input: String
     let unrecognized: String
+    let reason: String
 
-    init(_ input: String, names unrecognized: String) {
+    init(_ input: String, names unrecognized: String, saying reason: String = "is ") {
         self.input = input
         self.unrecognized = unrecognized
+        self.reason = reason
     }
 
     var testDescription: String { "\"\(input)\" names \"\(unrecognized)\"" }
@@ -111,6 +113,49 @@ private let daysAndTimes: [TimeInputCase] = [
     TimeInputCase("today midnight", is: "2026-11-20T00:00:00Z"),
     TimeInputCase("tomorrow 0:00", is: "2026-11-21T00:00:00Z"),
     TimeInputCase("tomorrow 23:59", is: "2026-11-21T23:59:00Z"),
+    // A bare hour after a day is on the 24-hour clock.
+    TimeInputCase("tomorrow 9", is: "2026-11-21T09:00:00Z"),
+    TimeInputCase("today 17", is: "2026-11-20T17:00:00Z"),
+    TimeInputCase("fri 17", is: "2026-11-20T17:00:00Z"),
+    TimeInputCase("tomorrow at 0", is: "2026-11-21T00:00:00Z"),
+    // Tonight, end of day.
+    TimeInputCase("tonight", is: "2026-11-20T20:00:00Z"),
+    TimeInputCase("tonight", in: "Europe/Berlin", is: "2026-11-20T19:00:00Z"),
+    TimeInputCase("tonight 10pm", is: "2026-11-20T22:00:00Z"),
+    TimeInputCase("eod", is: "2026-11-20T17:00:00Z"),
+    TimeInputCase("eod", now: "2026-11-20T18:00:00Z", is: "2026-11-21T17:00:00Z"),
+    TimeInputCase("tomorrow eod", is: "2026-11-21T17:00:00Z"),
+    // Days of a month: this year's unless already before today, then next year's.
+    TimeInputCase("dec 1", is: "2026-12-01T09:00:00Z"),
+    TimeInputCase("Dec 1", in: "America/New_York", is: "2026-12-01T14:00:00Z"),
+    TimeInputCase("1 dec 9:30", is: "2026-12-01T09:30:00Z"),
+    TimeInputCase("december 1st at 5pm", is: "2026-12-01T17:00:00Z"),
+    TimeInputCase("dec 1 9", is: "2026-12-01T09:00:00Z"),
+    TimeInputCase("dec 1 2030", is: "2030-12-01T09:00:00Z"),
+    TimeInputCase("1 jan 2027 8am", is: "2027-01-01T08:00:00Z"),
+    TimeInputCase("nov 20", is: "2026-11-20T09:00:00Z"),
+    TimeInputCase("nov 19", is: "2027-11-19T09:00:00Z"),
+    TimeInputCase("sept 3rd", is: "2027-09-03T09:00:00Z"),
+    TimeInputCase("feb 29", is: "2028-02-29T09:00:00Z"),
+    TimeInputCase("22nd nov noon", is: "2026-11-22T12:00:00Z"),
+    // As `nudge ls` prints an instant: a weekday checking the date, the year when not this one, an offset for a
+    // repeated hour's second occurrence.
+    TimeInputCase("Sat 21 Nov 17:00", is: "2026-11-21T17:00:00Z"),
+    TimeInputCase("Mon 4 Jan 2027 09:00", is: "2027-01-04T09:00:00Z"),
+    TimeInputCase("fri 17:00 +01:00", is: "2026-11-20T16:00:00Z"),
+    TimeInputCase("tomorrow 9:00 Z", in: "Europe/Berlin", is: "2026-11-21T09:00:00Z"),
+    TimeInputCase("dec 1 9:00 -0500", is: "2026-12-01T14:00:00Z"),
+    TimeInputCase(
+        "Sun 1 Nov 01:30 -05:00",
+        now: "2026-10-30T12:00:00Z",
+        in: "America/New_York",
+        is: "2026-11-01T06:30:00Z"
+    ),
+    TimeInputCase("Sun 1 Nov 01:30", now: "2026-10-30T12:00:00Z", in: "America/New_York", is: "2026-11-01T05:30:00Z"),
+    // Next: a weekday, never today.
+    TimeInputCase("next monday 10:00", is: "2026-11-23T10:00:00Z"),
+    TimeInputCase("next fri 17:00", is: "2026-11-27T17:00:00Z"),
+    TimeInputCase("next sat", is: "2026-11-21T09:00:00Z"),
     // Bare times: the next occurrence, today while still ahead of now, else tomorrow.
     TimeInputCase("17:00", is: "2026-11-20T17:00:00Z"),
     TimeInputCase("5pm", is: "2026-11-20T17:00:00Z"),
@@ -157,6 +202,11 @@ private let daysAndTimes: [TimeInputCase] = [
 ]
 
 private let relatives: [TimeInputCase] = [
+    TimeInputCase("1h", is: "2026-11-20T16:00:00Z"),
+    TimeInputCase("90m", is: "2026-11-20T16:30:00Z"),
+    TimeInputCase("1h30m", is: "2026-11-20T16:30:00Z"),
+    TimeInputCase("2 days", is: "2026-11-22T15:00:00Z"),
+    TimeInputCase("10 min", is: "2026-11-20T15:10:00Z"),
     TimeInputCase("in 10m", is: "2026-11-20T15:10:00Z"),
     TimeInputCase("in 10 min", is: "2026-11-20T15:10:00Z"),
     TimeInputCase("in 10 mins", is: "2026-11-20T15:10:00Z"),
@@ -282,7 +332,37 @@ private let badInputs: [BadTimeInputCase] = [
     BadTimeInputCase("fri 17:00 sat", names: "sat"),
     BadTimeInputCase("5pm 6pm", names: "6pm"),
     BadTimeInputCase("9", names: "9"),
-    BadTimeInputCase("today 17", names: "17"),
+    BadTimeInputCase("tomorrow 24", names: "24", saying: "is out of range: hours run 0 to 23"),
+    BadTimeInputCase("25:00", names: "25:00", saying: "is out of range: hours run 0 to 23"),
+    BadTimeInputCase(
+        "tomorrow 9:61",
+        names: "9:61",
+        saying: "is out of range: hours run 0 to 23, minutes and seconds 00 to 59, like 17:30"
+    ),
+    BadTimeInputCase("dec 32", names: "dec 32", saying: "is out of range: December has days 1 to 31"),
+    BadTimeInputCase("30 feb", names: "30 feb", saying: "is out of range: February has days 1 to 29"),
+    BadTimeInputCase("31 apr 2027", names: "31 apr", saying: "is out of range: April 2027 has days 1 to 30"),
+    BadTimeInputCase("29 feb 2027", names: "29 feb", saying: "is out of range: February 2027 has days 1 to 28"),
+    BadTimeInputCase("1 jan 0000", names: "0000", saying: "is out of range: years run 1 to 9999"),
+    BadTimeInputCase("Fri 21 Nov 17:00", names: "Fri", saying: "does not match the date after it, a Saturday"),
+    BadTimeInputCase("fri sat", names: "sat"),
+    BadTimeInputCase(
+        "next",
+        names: "next",
+        saying: "is not understood: next is followed by a weekday, like next monday"
+    ),
+    BadTimeInputCase("next week", names: "next week", saying: "is not understood: next is followed by a weekday"),
+    BadTimeInputCase("tomorow", names: "tomorow", saying: "is not understood; did you mean \"tomorrow\"?"),
+    BadTimeInputCase("next fridya", names: "next fridya", saying: "is not understood: next is followed by a weekday"),
+    BadTimeInputCase("decmber 1", names: "decmber", saying: "is not understood; did you mean \"december\"?"),
+    BadTimeInputCase("in 5 mintues", names: "mintues", saying: "is not understood; did you mean \"minutes\"?"),
+    BadTimeInputCase("13pm", names: "13pm", saying: "is out of range: with am or pm the hour is 1 to 12, like 9pm"),
+    BadTimeInputCase("2026-13-01", names: "2026-13-01", saying: "is out of range: months run 01 to 12"),
+    BadTimeInputCase("2026-02-29", names: "2026-02-29", saying: "is out of range: February 2026 has days 01 to 28"),
+    BadTimeInputCase("in 10", names: "10", saying: "has no unit: add s, m, h, d or w"),
+    BadTimeInputCase("+3000000d", names: "+3000000d", saying: "is too far ahead: a due date is at most 9999-12-31"),
+    BadTimeInputCase("tomorrow 9:00 +25:00", names: "+25:00"),
+    BadTimeInputCase("+01:00 9:00", names: "+01:00"),
     BadTimeInputCase("13pm", names: "13pm"),
     BadTimeInputCase("0am", names: "0am"),
     BadTimeInputCase("17:00 pm", names: "17:00 pm"),
@@ -295,17 +375,15 @@ private let badInputs: [BadTimeInputCase] = [
     BadTimeInputCase("-5m", names: "-5m"),
     BadTimeInputCase("+-5m", names: "+-5m"),
     BadTimeInputCase("in 1.5h", names: "1.5h"),
-    BadTimeInputCase("in 10", names: "10"),
     BadTimeInputCase("in 1h30", names: "1h30"),
-    BadTimeInputCase("in", names: "in"),
+    BadTimeInputCase("in", names: "in", saying: "needs an amount after it, like in 10m"),
     BadTimeInputCase("in and", names: "and"),
-    BadTimeInputCase("+", names: "+"),
+    BadTimeInputCase("+", names: "+", saying: "needs an amount after it"),
     BadTimeInputCase("+2x", names: "+2x"),
     BadTimeInputCase("in 9999999999 weeks", names: "9999999999"),
-    BadTimeInputCase("in 999999999 weeks", names: "999999999"),
-    BadTimeInputCase("+999999999w", names: "+999999999w"),
-    BadTimeInputCase("+3000000d", names: "+3000000d"),
-    BadTimeInputCase("in 3000000 days", names: "3000000 days"),
+    BadTimeInputCase("in 999999999 weeks", names: "999999999", saying: "is too far ahead"),
+    BadTimeInputCase("+999999999w", names: "+999999999w", saying: "is too far ahead"),
+    BadTimeInputCase("in 3000000 days", names: "3000000 days", saying: "is too far ahead"),
     BadTimeInputCase("2026-02-30T10:00", names: "2026-02-30T10:00"),
     BadTimeInputCase("2026-02-29T10:00", names: "2026-02-29T10:00"),
     BadTimeInputCase("2026-02-30", names: "2026-02-30"),
@@ -353,7 +431,7 @@ struct TimeInputTests {
         #expect(error?.code == .timeNotUnderstood)
         #expect(error?.description.hasPrefix("cannot read \"\(item.input)\" as a time: ") == true)
         if !item.unrecognized.allSatisfy(\.isWhitespace) {
-            #expect(error?.description.contains("\"\(item.unrecognized)\" is not understood") == true)
+            #expect(error?.description.contains("\"\(item.unrecognized)\" \(item.reason)") == true)
         }
     }
 
@@ -420,8 +498,9 @@ struct TimeInputTests {
         #expect(error?.code == .timeNotUnderstood)
         #expect(
             error?.description == """
-                cannot read "tomorow 9am" as a time: "tomorow" is not understood; \
-                try 2026-12-01T09:00, today 17:00, tomorrow 9am, fri 17:00, in 10m, +2h or now
+                cannot read "tomorow 9am" as a time: "tomorow" is not understood; did you mean "tomorrow"?; \
+                try tomorrow 9, fri 17:00, next monday 10:00, dec 1, 1 dec 9:30, tonight, noon, eod, in 10m, 1h30m, \
+                2026-12-01T09:00+01:00 or now
                 """
         )
     }

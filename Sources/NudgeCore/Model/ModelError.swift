@@ -63,22 +63,30 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         )
     }
 
+    /// What a time input error ends with: inputs that would work.
+    static let timeExamples =
+        "try tomorrow 9, fri 17:00, next monday 10:00, dec 1, 1 dec 9:30, tonight, noon, eod, "
+        + "in 10m, 1h30m, 2026-12-01T09:00+01:00 or now"
+
     /// A time input (`TimeInput`) longer than any time a person types; not quoted back.
     public static func timeTooLong(length: Int, limit: Int) -> ModelError {
         ModelError(
             code: .timeNotUnderstood,
-            description: "cannot read a time of \(length) bytes: a time is at most \(limit); "
-                + "try 2026-12-01T09:00, today 17:00, tomorrow 9am, fri 17:00, in 10m, +2h or now"
+            description: "cannot read a time of \(length) bytes: a time is at most \(limit); \(timeExamples)"
         )
     }
 
-    /// A time input (`TimeInput`) of which `part` is not understood; the whole input when it is empty.
-    public static func timeNotUnderstood(_ part: String, in input: String) -> ModelError {
-        let reason = part.allSatisfy(\.isWhitespace) ? "it is empty" : "\"\(part)\" is not understood"
+    /// A time input (`TimeInput`) of which `part` is wrong, and why: `reason` says what range or shape it must have
+    /// ("is out of range: hours run 0 to 23"); without one, the part "is not understood". The whole input, when
+    /// empty, is said to be so.
+    public static func timeNotUnderstood(_ part: String, in input: String, because reason: String? = nil)
+        -> ModelError
+    {
+        let why =
+            part.allSatisfy(\.isWhitespace) ? "it is empty" : "\"\(part)\" \(reason ?? "is not understood")"
         return ModelError(
             code: .timeNotUnderstood,
-            description: "cannot read \"\(input)\" as a time: \(reason); "
-                + "try 2026-12-01T09:00, today 17:00, tomorrow 9am, fri 17:00, in 10m, +2h or now"
+            description: "cannot read \"\(input)\" as a time: \(why); \(timeExamples)"
         )
     }
 

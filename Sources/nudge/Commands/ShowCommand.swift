@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeCore
 
 /// `nudge show ID`: GET /v1/items/ID.
 struct ShowCommand: DaemonCommand {
