@@ -76,15 +76,24 @@ public struct ReminderBook: Sendable {
         return (list, Outcome(changes: [change]))
     }
 
-    public mutating func updateList(listID: Int, name: String? = nil, iconName: IconName? = nil) throws(ModelError)
-        -> Outcome
-    {
-        let change = try library.makeUpdateList(listID: listID, name: name, iconName: iconName)
-        try library.apply(change)
-        if let list = library.list(id: listID) {
+    /// Renames a list or changes its icon, and with `makeDefault` makes it the list items go to when none is named.
+    public mutating func updateList(
+        listID: Int,
+        name: String? = nil,
+        iconName: IconName? = nil,
+        makeDefault: Bool = false
+    ) throws(ModelError) -> Outcome {
+        var changes: [ChecklistChange] = []
+        if name != nil || iconName != nil {
+            changes.append(try library.makeUpdateList(listID: listID, name: name, iconName: iconName))
+        }
+        if makeDefault { changes.append(try library.makeSetDefaultList(listID: listID)) }
+        guard !changes.isEmpty || library.list(id: listID) != nil else { throw .unknownList(listID) }
+        for change in changes { try library.apply(change) }
+        if let list = library.list(id: listID), name != nil {
             scheduler.relabel(itemIDs: list.items.map(\.itemID), listName: list.name)
         }
-        return Outcome(changes: [change])
+        return Outcome(changes: changes)
     }
 
     /// Removes a list and its items, cancelling their reminders.

@@ -230,14 +230,14 @@ final class ReminderService: Service {
     }
 
     func lists() async throws -> [Components.Schemas.List] {
-        try await read { book in book.library.lists.map(Components.Schemas.List.init) }
+        try await read { book in book.library.lists.map { book.library.wireList($0) } }
     }
 
     // MARK: Changing
 
     func addItem(_ request: Components.Schemas.NewItem) async throws -> Components.Schemas.Item {
         try await perform { book in
-            let listID = try book.listID(id: request.listID, name: request.list) ?? book.library.lists[0].listID
+            let listID = try book.listID(id: request.listID, name: request.list) ?? book.library.defaultList.listID
             let (dueDate, shouldRemind) = request.reminder
             let (item, outcome) = try book.addItem(
                 text: request.text,
@@ -281,16 +281,27 @@ final class ReminderService: Service {
         let icon = try IconName(requested: request.iconName) ?? .noIcon
         return try await perform { book in
             let (list, outcome) = try book.addList(name: request.name, iconName: icon)
-            return (Components.Schemas.List(list), outcome)
+            return (book.library.wireList(list), outcome)
         }
     }
 
     func updateList(_ listID: Int, _ patch: Components.Schemas.ListPatch) async throws -> Components.Schemas.List {
         let icon = try IconName(requested: patch.iconName)
+        if patch.isDefault == false {
+            throw APIFailure.badRequest(
+                "invalid_body",
+                "isDefault can only be true: to stop list \(listID) being the default, make another list the default"
+            )
+        }
         return try await perform { book in
-            let outcome = try book.updateList(listID: listID, name: patch.name, iconName: icon)
+            let outcome = try book.updateList(
+                listID: listID,
+                name: patch.name,
+                iconName: icon,
+                makeDefault: patch.isDefault == true
+            )
             guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
-            return (Components.Schemas.List(list), outcome)
+            return (book.library.wireList(list), outcome)
         }
     }
 

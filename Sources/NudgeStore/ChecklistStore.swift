@@ -75,7 +75,7 @@ public final class ChecklistStore: DurableStore {
     }
 
     /// Locks, then loads the snapshot and replays the log after it. A missing store starts a new library (one list
-    /// "List"), written durably before this returns; so does the log. A missing directory is created with mode
+    /// "Inbox"), written durably before this returns; so does the log. A missing directory is created with mode
     /// 0700. A record a crash left half-written at the end of the log is cut off (and said in `openingNotes`); a
     /// store in an older layout is rewritten in the current one.
     ///

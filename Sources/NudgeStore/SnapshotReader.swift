@@ -25,7 +25,7 @@ enum SnapshotReader {
 
     /// The keys of the layout, by what they name.
     fileprivate enum Key: UInt8 {
-        case formatVersion, nextItemID, nextListID, nextEventID, logSequence, lists
+        case formatVersion, nextItemID, nextListID, nextEventID, defaultListID, logSequence, lists
         case listID, name, iconName, items
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, repeatRule
         case completedThrough, priority, catchUp, snoozedUntil, warnings, warnedThrough
@@ -33,7 +33,7 @@ enum SnapshotReader {
 
         static let byName: [String: Key] = [
             "formatVersion": .formatVersion, "nextItemID": .nextItemID, "nextListID": .nextListID,
-            "nextEventID": .nextEventID,
+            "nextEventID": .nextEventID, "defaultListID": .defaultListID,
             "logSequence": .logSequence, "lists": .lists, "listID": .listID, "name": .name, "iconName": .iconName,
             "items": .items, "itemID": .itemID, "text": .text, "checked": .checked, "dueDate": .dueDate,
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
@@ -78,6 +78,7 @@ private struct Reader {
         var nextItemID: Int?
         var nextListID: Int?
         var nextEventID: Int?
+        var defaultListID: Int?
         var logSequence: Int?
         var lists: [Checklist]?
         try forEachEntry(ofDictionary: top) { (reader: inout Reader, key, value) throws(GaveUp) in
@@ -86,6 +87,7 @@ private struct Reader {
             case .nextItemID: nextItemID = try reader.integer(value)
             case .nextListID: nextListID = try reader.integer(value)
             case .nextEventID: nextEventID = try reader.integer(value)
+            case .defaultListID: defaultListID = try reader.integer(value)
             case .logSequence: logSequence = try reader.integer(value)
             case .lists: lists = try reader.lists(value)
             default: break
@@ -100,6 +102,7 @@ private struct Reader {
                 nextItemID: nextItemID,
                 nextListID: nextListID,
                 nextEventID: nextEventID ?? 1,
+                defaultListID: defaultListID,
                 lists: lists
             )
         else {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NudgeCore
 
 /// Why a `nudge` command failed, with the exit code DESIGN §7 gives it: 1 the daemon refused, 2 usage, 3 the daemon
 /// cannot be reached. The message is one sentence a person can act on; `nudge: ` is prefixed when it is printed.
@@ -71,8 +72,15 @@ struct CLIError: Error, CustomStringConvertible {
         )
     }
 
+    /// A list named on the command line that does not exist: did you mean one that does?
     static func unknownList(_ name: String, known: [String]) -> CLIError {
         let lists = known.isEmpty ? "there are none" : "lists: " + known.joined(separator: ", ")
-        return CLIError(.refused, "there is no list named \"\(name)\"; \(lists)")
+        let suggestion = Spelling.closest(to: name, among: known).map { "did you mean \"\($0)\"? " } ?? ""
+        return CLIError(.refused, "there is no list named \"\(name)\"; \(suggestion)\(lists)")
+    }
+
+    /// What nudge itself refuses before asking nudged, because it would lose something.
+    static func refusedHere(_ message: String) -> CLIError {
+        CLIError(.refused, message)
     }
 }

@@ -51,9 +51,35 @@ struct Nudge: AsyncParsableCommand {
             Foundation.exit(error.exitCode.rawValue)
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            Output.standardError(fullMessage(for: error))
+            if let unknown = unknownSubcommand(in: Array(CommandLine.arguments.dropFirst())) {
+                Output.error(unknown)
+            } else {
+                Output.standardError(fullMessage(for: error))
+            }
             Foundation.exit(usageExitCode.rawValue)
         }
+    }
+
+    /// "unknown command" with a "did you mean", when the first word that is not an option, at a level that takes a
+    /// subcommand, names none: `nudge lsit` → ls, `nudge list defualt` → default. Nil when every word is known, or
+    /// nothing is close enough to suggest (ArgumentParser's own message is clearer then).
+    static func unknownSubcommand(in arguments: [String]) -> String? {
+        var command: any ParsableCommand.Type = Nudge.self
+        var path = ["nudge"]
+        for word in arguments where !word.hasPrefix("-") {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty else { return nil }
+            let names = subcommands.map { $0.configuration.commandName ?? $0._commandName }
+            guard let index = names.firstIndex(of: word) else {
+                guard let closest = Spelling.closest(to: word, among: names) else { return nil }
+                let usage = (path + [closest]).joined(separator: " ")
+                return "unknown command '\(word)' for '\(path.joined(separator: " "))'; did you mean '\(usage)'? "
+                    + "(see '\(path.joined(separator: " ")) --help')"
+            }
+            command = subcommands[index]
+            path.append(word)
+        }
+        return nil
     }
 
     static let usageExitCode = ExitCode(2)

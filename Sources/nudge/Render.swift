@@ -137,9 +137,17 @@ enum Render {
         )
     }
 
-    /// `lists`: name, icon, status.
+    /// `lists`: ID, name, icon, items left.
+    ///
+    ///     1  Inbox      (default)  Inbox      2 Remaining
+    ///     3  Groceries             Groceries  All Done
     static func lists(_ lists: [Components.Schemas.List]) -> [String] {
-        table(lists.map { [$0.name, $0.iconName.rawValue, $0.status] })
+        table(
+            lists.map {
+                [String($0.listID), $0.name, $0.isDefault ? "(default)" : "", $0.iconName.rawValue, $0.status]
+            },
+            rightAligned: [0]
+        )
     }
 
     /// `watch`: one line per event.
@@ -204,7 +212,7 @@ enum Render {
     // MARK: Text
 
     /// Columns separated by two spaces, each as wide as its widest cell; the last column is not padded.
-    static func table(_ rows: [[String]]) -> [String] {
+    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
         let columnCount = rows.map(\.count).max() ?? 0
         let widths = (0..<columnCount).map { column in
             rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
@@ -212,7 +220,8 @@ enum Render {
         return rows.map { row in
             trimmed(
                 row.enumerated().map { column, cell in
-                    column == row.count - 1 ? cell : padded(cell, to: widths[column])
+                    column == row.count - 1 && !rightAligned.contains(column)
+                        ? cell : padded(cell, to: widths[column], left: rightAligned.contains(column))
                 }.joined(separator: "  ")
             )
         }

@@ -40,8 +40,10 @@ import Testing
             ("POST", "/v1/items/0/check", nil, 400, "invalid_id", "0"),
             ("POST", "/v1/items", #"{"text": "x", "list": "Nowhere"}"#, 404, "unknown_list", "Nowhere"),
             ("POST", "/v1/lists", #"{"name": "Trips", "iconName": "Rockets"}"#, 400, "unknown_icon", "Rockets"),
-            ("POST", "/v1/lists", #"{"name": "list"}"#, 409, "duplicate_list_name", "list"),
-            ("DELETE", "/v1/lists/1", nil, 409, "last_list", "List"),
+            ("POST", "/v1/lists", #"{"name": "inbox"}"#, 409, "duplicate_list_name", "inbox"),
+            ("DELETE", "/v1/lists/1", nil, 409, "last_list", "Inbox"),
+            ("PATCH", "/v1/lists/1", #"{"isDefault": false}"#, 400, "invalid_body", "make another list the default"),
+            ("PATCH", "/v1/lists/7", #"{"isDefault": true}"#, 404, "unknown_list", "7"),
             (
                 "POST", "/v1/items", "{\"text\": \"\(String(repeating: "a", count: 1 << 20))\"}", 413, "body_too_large",
                 "1 MiB"

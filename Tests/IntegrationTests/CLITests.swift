@@ -72,6 +72,17 @@ import Testing
         #expect(result.stderr.contains("Usage: nudge"))
     }
 
+    @Test(arguments: [
+        (["lsit"], "unknown command 'lsit' for 'nudge'; did you mean 'nudge list'?"),
+        (["pendign"], "unknown command 'pendign' for 'nudge'; did you mean 'nudge pending'?"),
+        (["list", "defualt", "x"], "unknown command 'defualt' for 'nudge list'; did you mean 'nudge list default'?"),
+    ])
+    func aMistypedCommandGetsADidYouMean(_ arguments: [String], _ message: String) async throws {
+        let result = try await Self.nudge(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("nudge: \(message)"), "\(result.stderr)")
+    }
+
     // MARK: Help and completions
 
     @Test func helpExits0AndListsTheCommandsAndExitCodes() async throws {
@@ -231,7 +242,7 @@ import Testing
     }
 
     static func item(id: Int) -> String {
-        #"{"itemID":\#(id),"listID":1,"listName":"List","text":"water the plants","checked":false,"#
+        #"{"itemID":\#(id),"listID":1,"listName":"Inbox","text":"water the plants","checked":false,"#
             + #""dueDate":"2026-11-21T17:00:00Z","shouldRemind":true,"priority":"normal","#
             + #""createdAt":"2026-11-20T10:00:00Z","#
             + #""updatedAt":"2026-11-20T10:00:00Z","pendingDue":"2026-11-21T17:00:00Z"}"#

@@ -51,7 +51,7 @@ import Testing
             #expect(history.count == 1)
             #expect(history.first?.id == Int(replaced))
             #expect(history.first?.body == edited)
-            #expect(history.first?.summary == "List")
+            #expect(history.first?.summary == "Inbox")
         }
     }
 
@@ -68,7 +68,7 @@ import Testing
             }
             #expect(await desktop.displayedCount() == 1)
             let calls = desktop.notifyCalls()
-            #expect(calls.map(\.summary) == ["List: due in 10m", "List"])
+            #expect(calls.map(\.summary) == ["Inbox: due in 10m", "Inbox"])
             #expect(calls.map(\.body) == ["dentist", "dentist"])
             #expect(calls.last?.replacesID != 0, "the reminder must replace its warning")
         }
@@ -91,7 +91,7 @@ import Testing
             try await daemon.eventually("two Notify calls") { desktop.notifyCalls().count == 2 }
             let bodies = Set(desktop.notifyCalls().map(\.body))
             #expect(bodies == ["-u critical &lt;b&gt;bold&lt;/b&gt; &amp; co\nsecond line", "caf\u{FFFD} au lait"])
-            #expect(desktop.notifyCalls().allSatisfy { $0.summary == "List" })
+            #expect(desktop.notifyCalls().allSatisfy { $0.summary == "Inbox" })
             try await daemon.eventually("dunst to display both") { await desktop.displayedCount() == 2 }
         }
     }

@@ -54,7 +54,7 @@ import Testing
                     "SYSLOG_IDENTIFIER": [Array("nudge".utf8)],
                     "NUDGE_EVENT": [Array("fired".utf8)],
                     "NUDGE_ITEM_ID": [Array(String(itemID).utf8)],
-                    "NUDGE_LIST": [Array("List".utf8)],
+                    "NUDGE_LIST": [Array("Inbox".utf8)],
                     "NUDGE_PRIORITY": [Array("normal".utf8)],
                     "NUDGE_DUE": [Array(due.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)],
                 ]

@@ -25,7 +25,7 @@ import Testing
         let environment = recorder.environment(itemID)
         #expect(environment["NUDGE_ITEM_ID"] == String(itemID))
         #expect(environment["NUDGE_TEXT"] == text)
-        #expect(environment["NUDGE_LIST"] == "List")
+        #expect(environment["NUDGE_LIST"] == "Inbox")
         #expect(environment["NUDGE_DUE"] == due.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
         #expect(environment["NUDGE_LATE"] == "0")
         #expect(!FileManager.default.fileExists(atPath: trap), "something ran the text or the arguments as shell")

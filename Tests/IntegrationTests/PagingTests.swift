@@ -49,7 +49,7 @@ import Testing
         #expect(listed.status == 0)
         let lines = listed.stdout.split(separator: "\n")
         #expect(lines.count == 1 + 2499, "a list name, then one line per item")
-        #expect(lines.filter { $0 == "List" }.count == 1)
+        #expect(lines.filter { $0 == "Inbox" }.count == 1)
         let listedJSON = try await sandbox.nudge("ls", "--all", "--json")
         let items = try JSONSerialization.jsonObject(with: Data(listedJSON.stdout.utf8)) as? [[String: Any]]
         #expect(items?.compactMap { $0["itemID"] as? Int } == expectedIDs)

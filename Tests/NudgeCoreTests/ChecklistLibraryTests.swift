@@ -6,11 +6,47 @@ import Testing
 private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
 @Suite struct ChecklistLibraryTests {
-    @Test func aNewLibraryHoldsOneListNamedList() {
+    @Test func aNewLibraryHoldsOneListInboxTheDefault() {
         let library = ChecklistLibrary()
-        #expect(library.lists.map(\.name) == ["List"])
-        #expect(library.lists.first?.iconName == .noIcon)
+        #expect(library.lists.map(\.name) == ["Inbox"])
+        #expect(library.lists.first?.iconName == .inbox)
+        #expect(library.defaultList.name == "Inbox")
         #expect(library.formatVersion == ChecklistLibrary.currentFormatVersion)
+    }
+
+    @Test func theDefaultListStaysPutAsListsComeAndGoUntilAnotherIsChosen() throws {
+        var library = ChecklistLibrary()
+        // "Archive" sorts before "Inbox": the default must not follow the sort order.
+        try library.apply(library.makeAddList(name: "Archive"))
+        try library.apply(library.makeAddList(name: "Groceries"))
+        #expect(library.defaultList.name == "Inbox")
+
+        let groceries = try #require(library.list(named: "Groceries"))
+        try library.apply(library.makeSetDefaultList(listID: groceries.listID))
+        try library.apply(library.makeUpdateList(listID: groceries.listID, name: "Shopping"))
+        #expect(library.defaultList.name == "Shopping")
+
+        // The chosen default survives a round trip through the property list.
+        let data = try PropertyListEncoder().encode(library)
+        #expect(try PropertyListDecoder().decode(ChecklistLibrary.self, from: data).defaultList.name == "Shopping")
+
+        // Removing it falls back to the oldest list.
+        try library.apply(library.makeRemoveList(listID: groceries.listID))
+        #expect(library.defaultList.name == "Inbox")
+        #expect(library.chosenDefaultListID == nil)
+        #expect(throws: ModelError.unknownList(groceries.listID)) {
+            try library.makeSetDefaultList(listID: groceries.listID)
+        }
+    }
+
+    @Test func aStoreWrittenBeforeDefaultsKeepsItsOldestListAsTheDefault() throws {
+        let library = try ChecklistLibrary(
+            nextItemID: 1,
+            nextListID: 4,
+            lists: [Checklist(listID: 3, name: "Archive"), Checklist(listID: 1, name: "List")]
+        )
+        #expect(library.chosenDefaultListID == nil)
+        #expect(library.defaultList.name == "List")
     }
 
     @Test func listsSortByNameCaseInsensitivelyAndNumberAware() throws {
@@ -18,7 +54,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         for name in ["List 10", "groceries", "List 2", "Birthdays", "list 1"] {
             try library.apply(library.makeAddList(name: name))
         }
-        #expect(library.lists.map(\.name) == ["Birthdays", "groceries", "List", "list 1", "List 2", "List 10"])
+        #expect(library.lists.map(\.name) == ["Birthdays", "groceries", "Inbox", "list 1", "List 2", "List 10"])
     }
 
     @Test func renamingAListKeepsTheOrder() throws {
@@ -30,7 +66,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func listNamesAreUniqueIgnoringCase() throws {
         let library = ChecklistLibrary()
-        #expect(throws: ModelError.duplicateListName("list")) { try library.makeAddList(name: "list") }
+        #expect(throws: ModelError.duplicateListName("inbox")) { try library.makeAddList(name: "inbox") }
         #expect(throws: ModelError.emptyText("list name")) { try library.makeAddList(name: "  ") }
     }
 
@@ -81,7 +117,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func theLastListCannotBeRemoved() {
         let library = ChecklistLibrary()
-        #expect(throws: ModelError.lastList("List")) { try library.makeRemoveList(listID: 1) }
+        #expect(throws: ModelError.lastList("Inbox")) { try library.makeRemoveList(listID: 1) }
     }
 
     @Test func removingAListRemovesItsItemsButNotTheirIDs() throws {
@@ -99,7 +135,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(text: text, listID: 1, now: now)) }
         try library.apply(library.makeEditItem(itemID: 1, ItemEdit(listID: 2), now: now))
         #expect(library.list(containing: 1)?.name == "Other")
-        #expect(library.list(named: "list")?.items.map(\.itemID) == [2, 3])
+        #expect(library.list(named: "inbox")?.items.map(\.itemID) == [2, 3])
         // Positions of the items left behind are still right.
         #expect(library.item(id: 3)?.text == "c")
     }

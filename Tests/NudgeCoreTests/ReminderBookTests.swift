@@ -17,7 +17,7 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         clock.advance(by: 60)
         let fired = book.advance()
         #expect(
-            fired.deliveries.map(\.reminder) == [Reminder(itemID: 1, text: "call mum", listName: "List", due: t0 + 60)]
+            fired.deliveries.map(\.reminder) == [Reminder(itemID: 1, text: "call mum", listName: "Inbox", due: t0 + 60)]
         )
         #expect(book.library.item(id: 1)?.lastFiredAt == t0 + 60)
         #expect(fired.changes.count == 1)

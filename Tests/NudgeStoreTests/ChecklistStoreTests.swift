@@ -14,7 +14,7 @@ extension NudgeStoreTests {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
-                #expect(store.library.lists.map(\.name) == ["List"])
+                #expect(store.library.lists.map(\.name) == ["Inbox"])
                 let onDisk = try PropertyListDecoder().decode(
                     ChecklistLibrary.self,
                     from: Data(contentsOf: URL(fileURLWithPath: directory.storePath))
@@ -38,7 +38,10 @@ extension NudgeStoreTests {
                 #expect(format == .binary)
                 #expect(
                     Set(root?.keys.map { $0 } ?? [])
-                        == ["formatVersion", "nextItemID", "nextListID", "nextEventID", "lists", "logSequence"]
+                        == [
+                            "formatVersion", "nextItemID", "nextListID", "nextEventID", "lists", "logSequence",
+                            "defaultListID",
+                        ]
                 )
                 #expect(root?["formatVersion"] as? Int == ChecklistLibrary.currentFormatVersion)
                 #expect(root?["logSequence"] as? Int == 3)
@@ -58,7 +61,7 @@ extension NudgeStoreTests {
                 let reopened = try ChecklistStore.open(path: directory.storePath)
                 defer { reopened.close() }
                 #expect(reopened.library == saved)
-                #expect(reopened.library.lists.map(\.name) == ["Groceries", "List"])
+                #expect(reopened.library.lists.map(\.name) == ["Groceries", "Inbox"])
             }
         }
 

@@ -12,6 +12,8 @@ extension NudgeStoreTests {
         func readsWhatFoundationReads(items: Int) throws {
             var library = ChecklistLibrary()
             try library.apply(library.makeAddList(name: "Ärzte 🩺", iconName: .appointments))
+            // The chosen default list, and its absence (a new library chooses Inbox).
+            if items % 2 == 1 { try library.apply(library.makeSetDefaultList(listID: 2)) }
             let texts = [
                 "milk", "", "naïve café", "日本語のテキスト", "emoji 👩‍👩‍👧 and tabs\tand\nnewlines",
                 String(repeating: "long ", count: 40),

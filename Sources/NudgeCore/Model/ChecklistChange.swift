@@ -5,8 +5,10 @@ public enum ChecklistChange: Codable, Sendable, Equatable {
     case addList(Checklist)
     /// A list's name or icon changed.
     case updateList(listID: Int, name: String, iconName: IconName)
-    /// A list and every item in it are gone.
+    /// A list and every item in it are gone. If it was the chosen default, the default falls back to the oldest list.
     case removeList(listID: Int)
+    /// Items added without a list go to this one from now on.
+    case setDefaultList(listID: Int)
     /// An item was added, edited or moved to `listID`. Applying it advances `nextItemID` past its ID.
     case putItem(ChecklistItem, listID: Int)
     /// An item is gone. Its ID is never handed out again.

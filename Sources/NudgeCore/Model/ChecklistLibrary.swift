@@ -10,11 +10,11 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     /// 1: the property list alone, rewritten on every change. 2: the property list is a snapshot that names the last
     /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since. 3: items
     /// may recur (`repeat`, `completedThrough`). 4: items have a `priority`, and may have a `catchUp` rule and a
-    /// `snoozedUntil`. Older files
-    /// are read as they are and rewritten in the current version on open.
+    /// `snoozedUntil`, and the library a `defaultListID`. Older files are read as they are and rewritten in the
+    /// current version on open.
     public static let currentFormatVersion = 4
-    /// The name of the list a new store starts with.
-    public static let firstListName = "List"
+    /// The name of the list a new store starts with, the default until the user chooses another.
+    public static let firstListName = "Inbox"
 
     public private(set) var formatVersion: Int
     public private(set) var nextItemID: Int
@@ -24,6 +24,9 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     public private(set) var nextEventID: Int
     /// Kept sorted with `Checklist.isOrderedBefore`.
     public private(set) var lists: [Checklist]
+    /// The list the user chose as the default (`nudge list default NAME`); nil until they choose, or once it is
+    /// removed. `defaultList` is what to use.
+    public private(set) var chosenDefaultListID: Int?
 
     /// Where each item sits, so edits and fires are O(1). Rebuilt lazily after a change that moves positions.
     private var locations: [Int: ItemLocation] = [:]
@@ -34,16 +37,17 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case formatVersion, nextItemID, nextListID, nextEventID, lists
+        case formatVersion, nextItemID, nextListID, nextEventID, defaultListID, lists
     }
 
-    /// A new library as on first run: one list named "List".
+    /// A new library as on first run: one list, "Inbox", the default.
     public init() {
         formatVersion = Self.currentFormatVersion
         nextItemID = 1
         nextListID = 2
         nextEventID = 1
-        lists = [Checklist(listID: 1, name: Self.firstListName)]
+        lists = [Checklist(listID: 1, name: Self.firstListName, iconName: .inbox)]
+        chosenDefaultListID = 1
         rebuildLocations()
     }
 
@@ -56,18 +60,28 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             nextListID: try container.decode(Int.self, forKey: .nextListID),
             // Absent from stores written before events had IDs.
             nextEventID: try container.decodeIfPresent(Int.self, forKey: .nextEventID) ?? 1,
+            // Absent from stores written before the default list could be chosen.
+            defaultListID: try container.decodeIfPresent(Int.self, forKey: .defaultListID),
             lists: try container.decode([Checklist].self, forKey: .lists)
         )
     }
 
     /// A library as a store holds it, checked and repaired as when decoded: every ID in range and used once (a
     /// `DecodingError` naming the field otherwise), counters moved past every ID, lists sorted.
-    public init(nextItemID: Int, nextListID: Int, nextEventID: Int = 1, lists: [Checklist]) throws {
+    /// A `defaultListID` naming no list is dropped, as if the list had been removed.
+    public init(
+        nextItemID: Int,
+        nextListID: Int,
+        nextEventID: Int = 1,
+        defaultListID: Int? = nil,
+        lists: [Checklist]
+    ) throws {
         formatVersion = Self.currentFormatVersion
         self.nextItemID = nextItemID
         self.nextListID = nextListID
         self.nextEventID = nextEventID
         self.lists = lists
+        self.chosenDefaultListID = lists.contains { $0.listID == defaultListID } ? defaultListID : nil
         try Self.validateIDs(nextItemID: nextItemID, nextListID: nextListID, nextEventID: nextEventID, lists: lists)
         // A file edited by hand, or written by an older build, must still never lead to a reused ID.
         let highestItemID = lists.lazy.flatMap(\.items).map(\.itemID).max() ?? 0
@@ -139,17 +153,24 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         try container.encode(nextItemID, forKey: .nextItemID)
         try container.encode(nextListID, forKey: .nextListID)
         try container.encode(nextEventID, forKey: .nextEventID)
+        try container.encodeIfPresent(chosenDefaultListID, forKey: .defaultListID)
         try container.encode(lists, forKey: .lists)
     }
 
     public static func == (a: ChecklistLibrary, b: ChecklistLibrary) -> Bool {
         a.formatVersion == b.formatVersion && a.nextItemID == b.nextItemID && a.nextListID == b.nextListID
-            && a.nextEventID == b.nextEventID && a.lists == b.lists
+            && a.nextEventID == b.nextEventID && a.chosenDefaultListID == b.chosenDefaultListID && a.lists == b.lists
     }
 
     // MARK: Reading
 
     public var itemCount: Int { locations.count }
+
+    /// Where an item goes when no list is named: the one the user chose, else the oldest list (the lowest ID), so
+    /// the default never moves when lists are added or renamed. A library always has a list.
+    public var defaultList: Checklist {
+        chosenDefaultListID.flatMap(list(id:)) ?? lists.min { $0.listID < $1.listID }!
+    }
 
     public func list(id listID: Int) -> Checklist? {
         lists.first { $0.listID == listID }
@@ -217,6 +238,11 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         guard let list = list(id: listID) else { throw .unknownList(listID) }
         let newName = try name.map { name throws(ModelError) in try validListName(name, renaming: listID) }
         return .updateList(listID: listID, name: newName ?? list.name, iconName: iconName ?? list.iconName)
+    }
+
+    public func makeSetDefaultList(listID: Int) throws(ModelError) -> ChecklistChange {
+        guard list(id: listID) != nil else { throw .unknownList(listID) }
+        return .setDefaultList(listID: listID)
     }
 
     public func makeRemoveList(listID: Int) throws(ModelError) -> ChecklistChange {
@@ -384,7 +410,11 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         case .removeList(let listID):
             guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
             lists.remove(at: index)
+            if chosenDefaultListID == listID { chosenDefaultListID = nil }
             rebuildLocations()
+        case .setDefaultList(let listID):
+            guard list(id: listID) != nil else { throw .unknownList(listID) }
+            chosenDefaultListID = listID
         case .putItem(let item, let listID):
             guard let listIndex = lists.firstIndex(where: { $0.listID == listID }) else {
                 throw .unknownList(listID)

@@ -31,16 +31,18 @@ extension Components.Schemas.Item {
     }
 }
 
-extension Components.Schemas.List {
-    init(_ list: Checklist) {
-        self.init(
+extension ChecklistLibrary {
+    /// One of this library's lists on the wire, which says whether it is the default.
+    func wireList(_ list: Checklist) -> Components.Schemas.List {
+        Components.Schemas.List(
             listID: list.listID,
             name: list.name,
             // The two enums are the same list of names, the document's and the store's.
             iconName: Components.Schemas.IconName(rawValue: list.iconName.rawValue) ?? .noIcon,
             itemCount: list.items.count,
             uncheckedCount: list.uncheckedCount,
-            status: list.statusText
+            status: list.statusText,
+            isDefault: list.listID == defaultList.listID
         )
     }
 }

@@ -14,7 +14,8 @@ struct AddCommand: DaemonCommand {
               id=$(nudge add water the plants --due "today 17:00")
 
             --due and --repeat imply --remind: an item with a due date reminds you when it falls due, unless \
-            --no-remind is given. Without --list the item goes to the first list. With --repeat, --due says \
+            --no-remind is given. Without --list the item goes to the default list (see 'nudge list default'). \
+            With --repeat, --due says \
             when the series starts (its first occurrence at or after it):
 
               nudge add standup --repeat "Mon..Fri 09:30"
@@ -33,7 +34,7 @@ struct AddCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The list to add it to, by name, ignoring case (default: the first list).",
+            "The list to add it to, by name, ignoring case (default: the default list, Inbox unless you chose another).",
             valueName: "name"
         )
     )

@@ -7,13 +7,15 @@ import NudgeCore
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Add, rename, remove or change the icon of a checklist.",
+        abstract: "Add, rename, remove, change the icon of, or choose the default checklist.",
         discussion: """
-            Lists are named ignoring case and kept sorted by name. 'nudge lists' shows them.
+            Lists are named ignoring case and kept sorted by name. 'nudge lists' shows them, with their IDs and \
+            which is the default: where 'nudge add' puts an item when no --list is given. A new store starts with \
+            one list, Inbox, the default until you choose another.
 
             \(SharedArguments.iconDiscussion)
             """,
-        subcommands: [Add.self, Rename.self, Remove.self, Icon.self]
+        subcommands: [Add.self, Rename.self, Remove.self, Icon.self, Default.self]
     )
 
     struct Add: DaemonCommand {
@@ -91,11 +93,13 @@ struct ListCommand: AsyncParsableCommand {
                     let items =
                         list.itemCount == 1
                         ? "1 item; add --force to delete it" : "\(list.itemCount) items; add --force to delete them"
-                    throw CLIError.usage("list \"\(list.name)\" has \(items) with it")
+                    throw CLIError.refusedHere("list \"\(list.name)\" was not removed: it has \(items) with it")
                 }
                 _ = try await client.call { try await $0.deleteList(path: .init(id: list.listID)).noContent }
-                if global.json { return }
-                Output.line("removed list \"\(list.name)\"")
+                if global.json { return Output.json(Removed(listID: list.listID)) }
+                Output.line(
+                    "removed list \"\(list.name)\"" + (list.itemCount > 0 ? " and its \(list.itemCount) items" : "")
+                )
             }
         }
     }
@@ -130,6 +134,49 @@ struct ListCommand: AsyncParsableCommand {
                 Output.line("list \"\(list.name)\" now has the icon \(icon.rawValue)")
             }
         }
+    }
+}
+
+extension ListCommand {
+    struct Default: DaemonCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Choose the list 'nudge add' uses when no --list is given, or show it.",
+            discussion: """
+                The choice is kept by nudged in its store. Until one is made, the default is the oldest list \
+                (Inbox in a new store); if the chosen list is removed, it falls back to the oldest again.
+
+                  nudge list default Groceries
+                  nudge list default            # which list is the default
+                """
+        )
+
+        @Argument(help: "The list's name, ignoring case; leave it out to show the default.")
+        var name: String?
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await DaemonClient.withConnection(to: global.socketPath) { client in
+                guard let name else {
+                    let lists = try await client.call { try await $0.listLists().ok.body.json }
+                    guard let chosen = lists.first(where: \.isDefault) else {
+                        throw CLIError.unreadableAnswer(from: global.socketPath, "no list is the default")
+                    }
+                    if global.json { return Output.json(chosen) }
+                    return Output.line("the default list is \"\(chosen.name)\"")
+                }
+                let list = try await client.list(named: name)
+                let changed = try await client.update(list, Components.Schemas.ListPatch(isDefault: true))
+                if global.json { return Output.json(changed) }
+                Output.line("\"\(changed.name)\" is now the default list")
+            }
+        }
+    }
+
+    /// What `list rm --json` prints: which list went.
+    struct Removed: Encodable {
+        let listID: Int
+        var removed = true
     }
 }
 

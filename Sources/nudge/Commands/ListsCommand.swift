@@ -6,8 +6,11 @@ import NudgeAPI
 struct ListsCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "lists",
-        abstract: "Show the checklists: name, icon, and how many items remain.",
-        discussion: "Change them with 'nudge list add|rename|rm|icon'."
+        abstract: "Show the checklists: ID, name, icon, and how many items remain.",
+        discussion: """
+            The default list, where 'nudge add' puts items when no --list is given, is marked "(default)". \
+            Change them with 'nudge list add|rename|rm|icon|default'.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
