@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "nudge",
             dependencies: [
-                "NudgeCore", "NudgeAPI",
+                "NudgeCore", "NudgeAPI", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

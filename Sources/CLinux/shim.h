@@ -8,3 +8,13 @@ struct nudge_ucred {
     uid_t uid;
     gid_t gid;
 };
+
+#include <sys/ioctl.h>
+
+// The width of the terminal on `fd`, in columns; 0 when it is not a terminal or does not say. (ioctl is variadic,
+// which Swift cannot call.)
+static inline int nudge_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}

@@ -21,6 +21,20 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the daemon's JSON answer instead of text, for scripts.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Colour the output: auto, always or never.",
+            discussion: """
+                auto (the default) colours output to a terminal, unless NO_COLOR is set to anything or TERM is dumb. \
+                Lines are cut to the terminal's width, or to $COLUMNS when it is set; output to a pipe or file \
+                without COLUMNS is never cut.
+                """,
+            valueName: "when"
+        )
+    )
+    var color: Terminal.ColourChoice = .auto
+
     mutating func validate() throws {
         if socket?.isEmpty == true {
             throw ValidationError("--socket needs a path")

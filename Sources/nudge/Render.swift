@@ -2,106 +2,180 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
+/// How human output looks: times in the local zone, relative to nudged's clock (the manual one, when it runs on one),
+/// and the terminal it goes to (colour, width).
+struct Look: Sendable {
+    let time: LocalTimeFormat
+    let terminal: Terminal
+
+    init(time: LocalTimeFormat = LocalTimeFormat(), terminal: Terminal = .plain) {
+        self.time = time
+        self.terminal = terminal
+    }
+
+    var now: Date { time.now }
+}
+
+extension GlobalOptions {
+    /// The look for this command's output, with times relative to `now` (nudged's clock).
+    func look(now: Date = Date()) -> Look {
+        Look(time: LocalTimeFormat(now: now), terminal: .standardOutput(colour: color))
+    }
+}
+
+extension DaemonClient {
+    /// nudged's clock: the manual one when it runs on one, so "in 2h" and "overdue" agree with what it will do.
+    func now() async throws(CLIError) -> Date {
+        try await call { try await $0.getClock().ok.body.json }.now.date
+    }
+}
+
 /// Human output: pure functions from the API's answers to lines of text. `--json` bypasses them and prints the
-/// answers as JSON.
+/// answers as JSON. Text from items and lists is shown on one line with control characters escaped (`\n`, `\t`),
+/// columns are measured in display width, and on a terminal lines are cut to fit it.
 enum Render {
     /// Marks an item whose reminder is pending.
     static let pendingMark = "⏰"
 
+    /// A table cell: parts of text, each styled its own way when colour is on, separated by two spaces.
+    struct Cell {
+        var parts: [(text: String, style: Terminal.Style)]
+
+        init(_ text: String, _ style: Terminal.Style = .plain) {
+            parts = [(text, style)]
+        }
+
+        init(parts: [(text: String, style: Terminal.Style)]) {
+            self.parts = parts.filter { !$0.text.isEmpty }
+        }
+
+        var text: String { parts.map(\.text).joined(separator: "  ") }
+    }
+
+    /// The widest the flexible column of a table is padded to when output is not to a terminal.
+    static let maximumFlexibleWidth = 48
+
     // MARK: Items
 
-    /// `ls`: items grouped under their list's name, in the daemon's order.
+    /// `ls`: items grouped under their list's name, in the order given.
     ///
-    ///     List
-    ///       3  [ ] water the plants  Sat 21 Nov 17:00  ⏰
-    ///      12  [x] buy milk
-    /// Items grouped by list, each group under its list's name; `withListName: false` leaves the name out for a
-    /// page that continues the previous one's list.
-    static func itemTable(_ items: [Components.Schemas.Item], time: LocalTimeFormat, withListName: Bool = true)
-        -> [String]
-    {
+    ///     Inbox
+    ///        3  [ ]  water the plants  in 2h 5m · Sat 21 Nov 17:00  ⏰
+    ///       12  [x]  buy milk
+    ///        4  [ ]  pay rent          1d 6h ago · Thu 19 Nov 09:00  overdue
+    /// `withListName: false` leaves the name out for a page that continues the previous one's list.
+    static func itemTable(_ items: [Components.Schemas.Item], look: Look, withListName: Bool = true) -> [String] {
+        // One layout for the whole page, so the columns line up from one list to the next.
+        let lines = table(
+            items.map { itemRow($0, look: look) },
+            rightAligned: [0],
+            flexible: 2,
+            indent: "  ",
+            terminal: look.terminal
+        )
         var order: [Int] = []
-        var groups: [Int: [Components.Schemas.Item]] = [:]
-        for item in items {
+        var groups: [Int: [Int]] = [:]
+        for (index, item) in items.enumerated() {
             if groups[item.listID] == nil { order.append(item.listID) }
-            groups[item.listID, default: []].append(item)
+            groups[item.listID, default: []].append(index)
         }
-        let idWidth = items.map { String($0.itemID).count }.max() ?? 1
-        let textWidth = min(items.map { $0.text.count }.max() ?? 0, 48)
-        var lines: [String] = []
+        var output: [String] = []
         for listID in order {
-            guard let group = groups[listID], let first = group.first else { continue }
-            if withListName || listID != order.first { lines.append(first.listName) }
-            for item in group {
-                lines.append("  " + itemLine(item, time: time, idWidth: idWidth, textWidth: textWidth))
+            guard let indices = groups[listID], let first = indices.first else { continue }
+            if withListName || listID != order.first {
+                output.append(look.terminal.styled(oneLine(items[first].listName), .bold))
             }
+            output += indices.map { lines[$0] }
         }
-        return lines
+        return output
     }
 
-    /// One item on one line, with its list: what `edit`, `done` and `undone` print.
-    static func itemSummary(_ item: Components.Schemas.Item, time: LocalTimeFormat) -> String {
-        trimmed(itemLine(item, time: time, idWidth: 0, textWidth: 0) + "  (\(item.listName))")
+    /// One item on one line, with its list: what `add`, `edit`, `done` and `undone` print.
+    static func itemSummary(_ item: Components.Schemas.Item, look: Look) -> String {
+        var row = itemRow(item, look: look)
+        row[row.count - 1].parts.append(("(\(oneLine(item.listName)))", .plain))
+        return table([row], rightAligned: [0], terminal: look.terminal).first ?? ""
     }
 
-    private static func itemLine(_ item: Components.Schemas.Item, time: LocalTimeFormat, idWidth: Int, textWidth: Int)
-        -> String
-    {
-        let id = padded(String(item.itemID), to: idWidth, left: true)
-        let text = item.text.replacingOccurrences(of: "\n", with: " ")
-        let line = "\(id)  \(item.checked ? "[x]" : "[ ]") "
-        let priority = item.priority == .normal ? "" : "  !\(item.priority.rawValue)"
-        guard let due = item.dueDate?.date else { return trimmed(line + text + priority) }
-        var columns = [padded(text, to: textWidth), time.short(due)]
-        if let rule = item._repeat { columns.append("↻ \(rule)") }
-        if !priority.isEmpty { columns.append(String(priority.dropFirst(2))) }
+    /// ID, check box, text, due (relative and absolute), then the repeat rule, a priority other than normal, and the
+    /// pending or overdue mark.
+    private static func itemRow(_ item: Components.Schemas.Item, look: Look) -> [Cell] {
+        let overdue = isOverdue(item, now: look.now)
+        var notes: [(text: String, style: Terminal.Style)] = [(item._repeat.map { "↻ \($0)" } ?? "", .cyan)]
+        switch item.priority {
+        case .high: notes.append(("!high", .red))
+        case .low: notes.append(("!low", .dim))
+        case .normal: break
+        }
         if item.pendingDue != nil {
-            columns.append(pendingMark)
-        } else if !item.checked && due < time.now {
-            columns.append("overdue")
+            notes.append((pendingMark, .plain))
+        } else if overdue {
+            notes.append(("overdue", .red))
         }
-        return line + columns.joined(separator: "  ")
+        return [
+            Cell(String(item.itemID), .dim),
+            Cell(item.checked ? "[x]" : "[ ]"),
+            Cell(oneLine(item.text), item.checked ? .dim : .plain),
+            Cell(item.dueDate.map { look.time.relativeAndShort($0.date) } ?? "", overdue ? .red : .plain),
+            Cell(parts: notes),
+        ]
     }
 
-    /// `show`: every field, dates in local time.
-    static func itemDetails(_ item: Components.Schemas.Item, time: LocalTimeFormat) -> [String] {
+    /// Unchecked, due, and past it.
+    static func isOverdue(_ item: Components.Schemas.Item, now: Date) -> Bool {
+        guard !item.checked, let due = item.dueDate?.date else { return false }
+        return due < now && item.pendingDue == nil
+    }
+
+    /// `show`: every field, dates in local time, with how far off they are.
+    static func itemDetails(_ item: Components.Schemas.Item, look: Look) -> [String] {
+        let time = look.time
         func date(_ value: Instant?, otherwise: String) -> String {
-            value.map { time.full($0.date) } ?? otherwise
+            value.map { "\(time.full($0.date)) (\(time.relative($0.date)))" } ?? otherwise
         }
+        var due = date(item.dueDate, otherwise: "no due date")
+        if isOverdue(item, now: look.now) { due += ", overdue" }
         var rows: [(String, String)] = [
             ("ID", String(item.itemID)),
-            ("Text", item.text),
-            ("List", "\(item.listName) (list \(item.listID))"),
+            ("Text", oneLine(item.text)),
+            ("List", "\(oneLine(item.listName)) (list \(item.listID))"),
             ("Checked", item.checked ? "yes" : "no"),
-            ("Due", date(item.dueDate, otherwise: "no due date")),
+            ("Due", due),
             ("Remind", item.shouldRemind ? "yes" : "no"),
             ("Priority", item.priority.rawValue),
             ("Catch up", item.catchUp.map(catchUpText) ?? "as nudged's --catch-up-window says"),
             ("Warnings", item.warnings.map(warningsText) ?? "none"),
-            ("Pending", item.pendingDue.map { "\(pendingMark) \(time.full($0.date))" } ?? "no reminder pending"),
-            ("Last fired", date(item.lastFiredAt, otherwise: "never")),
-            ("Created", time.full(item.createdAt.date)),
-            ("Updated", time.full(item.updatedAt.date)),
+            ("Pending", item.pendingDue.map { "\(pendingMark) \(date($0, otherwise: ""))" } ?? "no reminder pending"),
+            // The due instant whose reminder was last fired or found missed, not when that happened.
+            ("Last reminder", item.lastFiredAt.map { "for the instant due \(date($0, otherwise: ""))" } ?? "none yet"),
+            ("Created", date(item.createdAt, otherwise: "")),
+            ("Updated", date(item.updatedAt, otherwise: "")),
         ]
         if let snoozed = item.snoozedUntil, let pending = rows.firstIndex(where: { $0.0 == "Pending" }) {
-            rows.insert(("Snoozed", "until \(time.full(snoozed.date))"), at: pending)
+            rows.insert(("Snoozed", "until \(date(snoozed, otherwise: ""))"), at: pending)
         }
         if let rule = item._repeat {
             // After "Due", which is the next occurrence.
             rows.insert(("Repeat", rule), at: 5)
             rows.insert(("Completed", date(item.completedThrough, otherwise: "no occurrence yet")), at: 6)
         }
-        return table(rows.map { [$0.0 + ":", $0.1] })
+        return table(
+            rows.map {
+                [Cell($0.0 + ":", .bold), Cell($0.1, $0.0 == "Due" && isOverdue(item, now: look.now) ? .red : .plain)]
+            },
+            flexible: 1,
+            terminal: look.terminal
+        )
     }
 
     /// What to tell someone whose item reminds but is due at an instant already past (further back than `--due
     /// now`): it is kept, but no reminder will fire for it. Nil when one is pending or has fired.
-    static func pastDueNote(_ item: Components.Schemas.Item, time: LocalTimeFormat) -> String? {
+    static func pastDueNote(_ item: Components.Schemas.Item, look: Look) -> String? {
         guard item.shouldRemind, !item.checked, let due = item.dueDate?.date, item.pendingDue == nil,
             (item.lastFiredAt?.date).map({ $0 < due }) ?? true
         else { return nil }
-        return "note: item \(item.itemID) is due \(time.full(due)), which has passed, so no reminder will fire for it; "
-            + "give a time ahead, like \"in 10m\", or \"now\""
+        return "note: item \(item.itemID) is due \(look.time.full(due)) (\(look.time.relative(due))), which has "
+            + "passed, so no reminder will fire for it; give a time ahead, like \"in 10m\", or \"now\""
     }
 
     /// What to tell someone who gave an item warnings but no due date: they count back from one.
@@ -111,29 +185,28 @@ enum Render {
             + "(nudge edit \(item.itemID) --due WHEN)"
     }
 
-    /// What `done` and `undone` print for each item: the item on one line.
-    static func itemSummaryLine(_ item: Components.Schemas.Item) -> String {
-        itemSummary(item, time: LocalTimeFormat())
-    }
-
     // MARK: Reminders, lists, events
 
     /// `pending`: soonest first, each reminder with the advance warnings still to come before it.
     ///
-    ///     Sat 21 Nov 17:00  #7  water the plants  (List)  warns Sat 21 Nov 16:00, 16:50
-    static func reminders(_ reminders: [Components.Schemas.Reminder], time: LocalTimeFormat) -> [String] {
+    ///     in 2h 5m · Sat 21 Nov 17:00  #7  water the plants  (Inbox)  warns Sat 21 Nov 16:00, 16:50
+    static func reminders(_ reminders: [Components.Schemas.Reminder], look: Look) -> [String] {
+        let time = look.time
         let sorted = reminders.sorted { ($0.due, $0.itemID) < ($1.due, $1.itemID) }
         return table(
             sorted.map { reminder in
                 var row = [
-                    time.short(reminder.due.date), "#\(reminder.itemID)", reminder.text, "(\(reminder.listName))",
+                    Cell(time.relativeAndShort(reminder.due.date)), Cell("#\(reminder.itemID)", .dim),
+                    Cell(oneLine(reminder.text)), Cell("(\(oneLine(reminder.listName)))"),
                 ]
                 if let warnings = reminder.warnings, let first = warnings.first {
                     let rest = warnings.dropFirst().map { time.clock($0.date, relativeTo: first.date) }
-                    row.append("warns " + ([time.short(first.date)] + rest).joined(separator: ", "))
+                    row.append(Cell("warns " + ([time.short(first.date)] + rest).joined(separator: ", "), .yellow))
                 }
                 return row
-            }
+            },
+            flexible: 2,
+            terminal: look.terminal
         )
     }
 
@@ -141,19 +214,27 @@ enum Render {
     ///
     ///     1  Inbox      (default)  Inbox      2 Remaining
     ///     3  Groceries             Groceries  All Done
-    static func lists(_ lists: [Components.Schemas.List]) -> [String] {
+    static func lists(_ lists: [Components.Schemas.List], look: Look) -> [String] {
         table(
             lists.map {
-                [String($0.listID), $0.name, $0.isDefault ? "(default)" : "", $0.iconName.rawValue, $0.status]
+                [
+                    Cell(String($0.listID), .dim), Cell(oneLine($0.name), .bold),
+                    Cell($0.isDefault ? "(default)" : ""), Cell($0.iconName.rawValue), Cell($0.status),
+                ]
             },
-            rightAligned: [0]
+            rightAligned: [0],
+            flexible: 1,
+            terminal: look.terminal
         )
     }
 
     /// `watch`: one line per event.
     ///
     ///     2026-11-21 17:00:00  fired      #7 "water the plants" (due 17:00:00, 3s late)
-    static func event(_ event: Components.Schemas.Event, time: LocalTimeFormat) -> String {
+    /// With `relative` (the history, read after the fact), the stamp says how long ago: `2026-11-21 17:00:00 (3h
+    /// ago)`.
+    static func event(_ event: Components.Schemas.Event, look: Look, relative: Bool = false) -> String {
+        let time = look.time
         let at = event.at.date
         let due = time.clock(event.due.date, relativeTo: at)
         let detail: String
@@ -184,8 +265,17 @@ enum Render {
         case .completed:
             detail = "occurrence due \(due) done"
         }
-        let kind = padded(event.kind.rawValue, to: 9)
-        return "\(time.stamp(at))  \(kind)  #\(event.itemID) \(quoted(event.text)) (\(detail))  event \(event.id)"
+        let kind = event.kind.rawValue + String(repeating: " ", count: max(0, 9 - event.kind.rawValue.count))
+        let style: Terminal.Style =
+            switch event.kind {
+            case .fired, .warned: .bold
+            case .missed: .red
+            case .cancelled: .dim
+            default: .plain
+            }
+        let stamp = time.stamp(at) + (relative ? " (\(time.relative(at)))" : "")
+        return "\(stamp)  \(look.terminal.styled(kind, style))  #\(event.itemID) \(quoted(event.text)) (\(detail))  "
+            + "event \(event.id)"
     }
 
     /// Advance warnings as people read them: "1h, 10m before".
@@ -211,30 +301,65 @@ enum Render {
 
     // MARK: Text
 
-    /// Columns separated by two spaces, each as wide as its widest cell; the last column is not padded.
-    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+    /// Columns separated by two spaces, each as wide as its widest cell (in display width); the last cell of a row is
+    /// not padded, and trailing spaces are trimmed. On a terminal of known width, the `flexible` column (an item's
+    /// text) is cut with `…` so lines fit, down to 8 columns; a line still too wide is cut as a whole. Elsewhere the
+    /// flexible column is padded to at most `maximumFlexibleWidth`, and longer cells are left whole.
+    static func table(
+        _ rows: [[Cell]],
+        rightAligned: Set<Int> = [],
+        flexible: Int? = nil,
+        indent: String = "",
+        terminal: Terminal
+    ) -> [String] {
         let columnCount = rows.map(\.count).max() ?? 0
-        let widths = (0..<columnCount).map { column in
-            rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+        var widths = (0..<columnCount).map { column in
+            rows.map { column < $0.count ? $0[column].text.displayWidth : 0 }.max() ?? 0
+        }
+        if let flexible, flexible < columnCount {
+            if let columns = terminal.columns {
+                let total = indent.count + widths.reduce(0, +) + 2 * max(0, columnCount - 1)
+                if total > columns { widths[flexible] = max(8, widths[flexible] - (total - columns)) }
+            } else {
+                // Nothing is cut for a pipe, but one long text should not push every other row's columns far out.
+                widths[flexible] = min(widths[flexible], maximumFlexibleWidth)
+            }
         }
         return rows.map { row in
-            trimmed(
-                row.enumerated().map { column, cell in
-                    column == row.count - 1 && !rightAligned.contains(column)
-                        ? cell : padded(cell, to: widths[column], left: rightAligned.contains(column))
-                }.joined(separator: "  ")
-            )
+            var plain = indent
+            var styled = indent
+            for (column, cell) in row.enumerated() {
+                let text =
+                    column == flexible && terminal.columns != nil
+                    ? cell.text.truncated(toWidth: widths[column]) : cell.text
+                let padding = String(repeating: " ", count: max(0, widths[column] - text.displayWidth))
+                let isLast = column == row.count - 1 && !rightAligned.contains(column)
+                let separator = column == 0 ? "" : "  "
+                let (before, after) = rightAligned.contains(column) ? (padding, "") : ("", isLast ? "" : padding)
+                // A cut cell is shown plain: its parts no longer match what is left of it.
+                let styledText =
+                    text == cell.text
+                    ? cell.parts.map { terminal.styled($0.text, $0.style) }.joined(separator: "  ") : text
+                plain += separator + before + text + after
+                styled += separator + before + styledText + after
+            }
+            let trimmedPlain = trimmed(plain)
+            if let columns = terminal.columns, trimmedPlain.displayWidth > columns {
+                return trimmedPlain.truncated(toWidth: columns)
+            }
+            return trimmed(styled)
         }
+    }
+
+    /// Text from an item or list on one line: control characters escaped, so it can neither break the layout nor
+    /// drive the terminal.
+    static func oneLine(_ text: String) -> String {
+        text.escapingControlCharacters()
     }
 
     /// `"water the plants"`, with quotes, backslashes and control characters escaped so an event stays on one line.
     static func quoted(_ text: String) -> String {
         "\"" + text.escapingControlCharacters(quoting: true) + "\""
-    }
-
-    private static func padded(_ text: String, to width: Int, left: Bool = false) -> String {
-        let padding = String(repeating: " ", count: max(0, width - text.count))
-        return left ? padding + text : text + padding
     }
 
     private static func trimmed(_ line: String) -> String {

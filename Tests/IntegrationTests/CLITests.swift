@@ -161,11 +161,11 @@ import Testing
         #expect(daemon.requests.allSatisfy { $0.hasPrefix("GET /v1/items/99 HTTP/1.1\r\n") })
     }
 
-    @Test func addPrintsTheNewIDAloneAndADueDateImpliesRemind() async throws {
+    @Test func addQuietPrintsTheNewIDAloneAndADueDateImpliesRemind() async throws {
         let daemon = try FakeDaemon(answers: [FakeDaemon.answer(status: "201 Created", json: Self.item(id: 42))])
         defer { daemon.stop() }
         let result = try await Self.nudge([
-            "add", "water", "the", "plants", "--due", "in 1h", "--socket", daemon.socketPath,
+            "add", "water", "the", "plants", "--due", "in 1h", "--socket", daemon.socketPath, "--quiet",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "42\n")

@@ -10,9 +10,9 @@ import Testing
         let daemon = try await Daemon(sandbox)
         defer { daemon.stop() }
 
-        let now = try await sandbox.nudge("add", "stretch", "--due", "now")
+        let now = try await sandbox.nudge("add", "stretch", "--due", "now", "--quiet")
         #expect(now.status == 0 && now.stdout == "1\n" && now.stderr.isEmpty, "\(now)")
-        let past = try await sandbox.nudge("add", "file taxes", "--due", "2020-01-01T00:00:00Z")
+        let past = try await sandbox.nudge("add", "file taxes", "--due", "2020-01-01T00:00:00Z", "-q")
         #expect(past.status == 0 && past.stdout == "2\n", "\(past)")
         #expect(past.stderr.contains("no reminder will fire for it"), "\(past)")
 

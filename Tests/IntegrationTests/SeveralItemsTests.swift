@@ -14,7 +14,7 @@ import Testing
         let done = try await sandbox.nudge("done", "1", "99", "2")
         #expect(done.status == 1, "\(done)")
         let lines = done.stdout.split(separator: "\n")
-        #expect(lines.count == 2 && lines[0].contains("[x] milk") && lines[1].contains("[x] eggs"), "\(done)")
+        #expect(lines.count == 2 && lines[0].contains("[x]  milk") && lines[1].contains("[x]  eggs"), "\(done)")
         #expect(done.stderr.contains("item 99: there is no item with ID 99"), "\(done)")
         #expect(done.stderr.contains("1 of 3 items were not changed"), "\(done)")
 

@@ -7,16 +7,16 @@ import NudgeCore
 struct AddCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add an item to a checklist and print its ID.",
+        abstract: "Add an item to a checklist and print it.",
         discussion: """
-            Prints the new item's ID alone on stdout, so a script can capture it:
+            Prints the new item as 'nudge ls' shows it, with its list; with --quiet, its ID alone, so a script can \
+            capture it:
 
-              id=$(nudge add water the plants --due "today 17:00")
+              id=$(nudge add water the plants --due "today 17:00" --quiet)
 
             --due and --repeat imply --remind: an item with a due date reminds you when it falls due, unless \
             --no-remind is given. Without --list the item goes to the default list (see 'nudge list default'). \
-            With --repeat, --due says \
-            when the series starts (its first occurrence at or after it):
+            With --repeat, --due says when the series starts (its first occurrence at or after it):
 
               nudge add standup --repeat "Mon..Fri 09:30"
               nudge add "pay rent" --repeat "*-*-01 09:00" --due 2027-01-01
@@ -76,6 +76,9 @@ struct AddCommand: DaemonCommand {
     )
     var remind: Bool?
 
+    @Flag(name: .shortAndLong, help: "Print the new item's ID alone, for scripts.")
+    var quiet = false
+
     @OptionGroup var global: GlobalOptions
 
     mutating func validate() throws {
@@ -95,10 +98,11 @@ struct AddCommand: DaemonCommand {
         )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }
-            if let note = Render.pastDueNote(item, time: LocalTimeFormat()) { Output.error(note) }
+            let look = global.look()
+            if let note = Render.pastDueNote(item, look: look) { Output.error(note) }
             if let note = Render.warningsWithoutDueNote(item) { Output.error(note) }
             if global.json { return Output.json(item) }
-            Output.line(String(item.itemID))
+            Output.line(quiet ? String(item.itemID) : Render.itemSummary(item, look: look))
         }
     }
 }

@@ -26,7 +26,11 @@ struct DoneCommand: DaemonCommand {
 
     func run() async throws {
         let stop = stop
-        try await EachItem.change(ids, global: global, line: Render.itemSummaryLine) { client, id throws(CLIError) in
+        try await EachItem.change(
+            ids,
+            global: global,
+            line: { [look = global.look()] in Render.itemSummary($0, look: look) }
+        ) { client, id throws(CLIError) in
             if stop {
                 try await client.call {
                     let patch = ItemPatch(ItemEdit(checked: true, clearsRepeat: true))
@@ -52,7 +56,11 @@ struct UndoneCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await EachItem.change(ids, global: global, line: Render.itemSummaryLine) { client, id throws(CLIError) in
+        try await EachItem.change(
+            ids,
+            global: global,
+            line: { [look = global.look()] in Render.itemSummary($0, look: look) }
+        ) { client, id throws(CLIError) in
             try await client.call { try await $0.uncheckItem(path: .init(id: id)).ok.body.json }
         }
     }

@@ -134,10 +134,11 @@ struct EditCommand: DaemonCommand {
             let item = try await client.call {
                 try await $0.updateItem(path: .init(id: id), body: .json(patch)).ok.body.json
             }
-            if due != nil, let note = Render.pastDueNote(item, time: LocalTimeFormat()) { Output.error(note) }
+            let look = global.look()
+            if due != nil, let note = Render.pastDueNote(item, look: look) { Output.error(note) }
             if warn != nil || noDue, let note = Render.warningsWithoutDueNote(item) { Output.error(note) }
             if global.json { return Output.json(item) }
-            Output.line(Render.itemSummary(item, time: LocalTimeFormat()))
+            Output.line(Render.itemSummary(item, look: look))
         }
     }
 }

@@ -45,7 +45,7 @@ struct EventsCommand: DaemonCommand {
             var json = Output.JSONArray()
             var printed = 0
             var cursor: Int? = since
-            let time = LocalTimeFormat()
+            let look = global.look(now: try await client.now())
             while let after = cursor {
                 let query = Operations.StreamEvents.Input.Query(
                     follow: false,
@@ -61,7 +61,7 @@ struct EventsCommand: DaemonCommand {
                 if global.json {
                     json.append(page.events)
                 } else {
-                    for event in page.events { Output.line(Render.event(event, time: time)) }
+                    for event in page.events { Output.line(Render.event(event, look: look, relative: true)) }
                 }
                 printed += page.events.count
                 cursor = page.next

@@ -19,7 +19,7 @@ struct ListsCommand: DaemonCommand {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let lists = try await client.call { try await $0.listLists().ok.body.json }
             if global.json { return Output.json(lists) }
-            Output.lines(Render.lists(lists))
+            Output.lines(Render.lists(lists, look: global.look()))
         }
     }
 }

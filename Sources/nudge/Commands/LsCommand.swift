@@ -3,26 +3,32 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// `nudge ls [--list NAME] [--all] [--priority P] [--sort id|due|priority]`: GET /v1/items.
+/// `nudge ls [--list NAME] [--all | --checked] [--overdue] [--due-before WHEN] [--priority P] [--sort ORDER]`:
+/// GET /v1/items, a page at a time.
 struct LsCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List the items still to do, or all of them with --all.",
         discussion: """
-            Items are grouped by list. Each line shows the ID, [ ] or [x], the text, the due date in local time, \
-            and \(Render.pendingMark) (an alarm clock) when a reminder is pending (or "overdue" when an unchecked item is past due \
-            without one).
+            Items are grouped by list. Each line shows the ID, [ ] or [x], the text, the due date (how far off, then \
+            when, in local time), and \(Render.pendingMark) (an alarm clock) when a reminder is pending, or \
+            "overdue" when an unchecked item is past due without one. A marker shows a priority other than normal \
+            (!high, !low) and ↻ a repeat rule. Times count from nudged's clock.
 
               nudge ls --list groceries --all
-              nudge ls --priority high
-              nudge ls --sort priority      # high first, then by due date, within each list
+              nudge ls --overdue
+              nudge ls --due-before "fri 17:00" --sort due
+              nudge ls --checked                # what was done
+              nudge ls --sort priority          # high first, then by due date, within each list
 
-            A marker shows a priority other than normal (!high, !low) and ↻ a repeat rule.
+            On a terminal, output is coloured (see --color) and each line cut to the terminal's width; text is \
+            measured in display columns (wide CJK characters and emoji take two), and control characters in it are \
+            shown escaped (\\n, \\t).
             """
     )
 
     enum Order: String, ExpressibleByArgument, CaseIterable {
-        case id, due, priority
+        case id, created, due, priority
     }
 
     @Option(help: ArgumentHelp("Only this list, by name, ignoring case.", valueName: "name"))
@@ -30,6 +36,21 @@ struct LsCommand: DaemonCommand {
 
     @Flag(help: "Include checked-off items.")
     var all = false
+
+    @Flag(help: "Only checked-off items.")
+    var checked = false
+
+    @Flag(help: "Only unchecked items past their due date with no reminder pending.")
+    var overdue = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Only items due before this time, as --due takes it (\"fri 17:00\", \"in 2d\").",
+            valueName: "when"
+        ),
+        transform: SharedArguments.parseDue
+    )
+    var dueBefore: Date?
 
     @Option(
         help: ArgumentHelp("Only items of this priority: low, normal or high.", valueName: "priority"),
@@ -39,8 +60,9 @@ struct LsCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Order within each list: id (the default, read a page at a time), due (soonest first, no due date "
-                + "last) or priority (high first, then by due date); a list is read whole to sort it.",
+            "Order within each list: id (the default, read a page at a time), created (oldest first; the same "
+                + "order, as IDs are allocated in turn), due (soonest first, no due date last) or priority (high "
+                + "first, then by due date); a list is read whole to sort it by due or priority.",
             valueName: "order"
         )
     )
@@ -48,8 +70,15 @@ struct LsCommand: DaemonCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        if checked && overdue {
+            throw ValidationError("--checked and --overdue exclude each other: overdue items are unchecked")
+        }
+    }
+
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
+            let look = global.look(now: try await client.now())
             // One list at a time, a page at a time: the output groups by list, and memory holds one page whatever
             // the store holds.
             var names = list.map { [$0] } ?? []
@@ -65,28 +94,49 @@ struct LsCommand: DaemonCommand {
                     if global.json {
                         json.append(items)
                     } else {
-                        Output.lines(Render.itemTable(items, time: LocalTimeFormat(), withListName: !shownName))
+                        Output.lines(Render.itemTable(items, look: look, withListName: !shownName))
                     }
                     shownName = true
                     printed += items.count
                 }
                 repeat {
-                    let query = Operations.ListItems.Input.Query(list: name, all: all ? true : nil, after: after)
+                    let query = Operations.ListItems.Input.Query(
+                        list: name,
+                        all: all || checked ? true : nil,
+                        after: after
+                    )
                     let page = try await client.call { try await $0.listItems(query: query).ok.body.json }
-                    let items = page.items.filter { priority == nil || $0.priority.rawValue == priority?.rawValue }
-                    if sort == .id { show(items) } else { gathered += items }
+                    let items = page.items.filter { matches($0, now: look.now) }
+                    if sort == .id || sort == .created { show(items) } else { gathered += items }
                     after = page.next ?? 0
                 } while after != 0
                 show(Self.sorted(gathered, by: sort))
             }
             if global.json { return json.finish() }
-            if printed == 0, priority != nil {
-                return Output.line("no \(all ? "" : "unchecked ")items of priority \(priority?.rawValue ?? "")")
-            }
-            if printed == 0 {
-                Output.line(all ? "no items" : "nothing to do (nudge ls --all shows checked-off items too)")
-            }
+            if printed == 0 { Output.line(nothingMessage) }
         }
+    }
+
+    /// Whether an item passes the filters given (the daemon has already left checked items out unless asked).
+    private func matches(_ item: Components.Schemas.Item, now: Date) -> Bool {
+        if checked && !item.checked { return false }
+        if overdue && !Render.isOverdue(item, now: now) { return false }
+        if let dueBefore, (item.dueDate?.date).map({ $0 < dueBefore }) != true { return false }
+        if let priority, item.priority.rawValue != priority.rawValue { return false }
+        return true
+    }
+
+    /// What to say when nothing matched: which filters left everything out.
+    private var nothingMessage: String {
+        var filters: [String] = []
+        if checked { filters.append("checked-off") }
+        if overdue { filters.append("overdue") }
+        if let priority { filters.append("\(priority.rawValue)-priority") }
+        if let dueBefore { filters.append("due before \(LocalTimeFormat().short(dueBefore))") }
+        if filters.isEmpty {
+            return all ? "no items" : "nothing to do (nudge ls --all shows checked-off items too)"
+        }
+        return "no \(all || checked ? "" : "unchecked ")items that are " + filters.joined(separator: ", ")
     }
 
     /// Soonest first, items without a due date last, then by ID; for `priority`, high first and so on.

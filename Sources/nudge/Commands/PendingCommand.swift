@@ -18,13 +18,14 @@ struct PendingCommand: DaemonCommand {
             var json = Output.JSONArray()
             var printed = 0
             var cursor: (after: Int, afterDue: Instant?) = (0, nil)
+            let look = global.json ? Look() : global.look(now: try await client.now())
             repeat {
                 let query = Operations.ListPending.Input.Query(after: cursor.after, afterDue: cursor.afterDue)
                 let page = try await client.call { try await $0.listPending(query: query).ok.body.json }
                 if global.json {
                     json.append(page.reminders)
                 } else {
-                    Output.lines(Render.reminders(page.reminders, time: LocalTimeFormat()))
+                    Output.lines(Render.reminders(page.reminders, look: look))
                 }
                 printed += page.reminders.count
                 cursor = (page.next ?? 0, page.nextDue)

@@ -19,9 +19,7 @@ struct ShowCommand: DaemonCommand {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let item = try await client.call { try await $0.getItem(path: .init(id: id)).ok.body.json }
             if global.json { return Output.json(item) }
-            Output.lines(
-                Render.itemDetails(item, time: LocalTimeFormat())
-            )
+            Output.lines(Render.itemDetails(item, look: global.look(now: try await client.now())))
         }
     }
 }

@@ -50,7 +50,7 @@ struct WatchCommand: DaemonCommand {
                 if json {
                     Output.line(data)
                 } else if let decoded = try? decoder.decode(Components.Schemas.Event.self, from: Data(data.utf8)) {
-                    Output.line(Render.event(decoded, time: LocalTimeFormat()))
+                    Output.line(Render.event(decoded, look: global.look()))
                 } else {
                     // An event this version does not know: show it rather than drop it.
                     Output.line("\(LocalTimeFormat().stamp(Date()))  \(event.event ?? "message")  \(data)")

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// What `ls`, `pending` and `show` print, on the real nudged running a manual clock (so "in 18h" is exact), with
+/// output to a pipe as scripts see it: columns in display width, control characters escaped, overdue marked,
+/// colour only when asked, lines cut to COLUMNS, filters and sorts.
+@Suite(.timeLimit(.minutes(2))) struct LsOutputTests {
+    static let start = "2026-11-20T15:00:00Z"  // a Friday
+
+    @Test func lsLinesUpWideTextEscapesControlsMarksOverdueAndFilters() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:\(Self.start)"])
+        defer { daemon.stop() }
+        for (text, due) in [
+            ("abcdef", "2026-11-21T09:00:00Z"), ("日本語", "2026-11-21T09:00:00Z"), ("tab\there", nil),
+            ("pay rent", "2026-11-19T09:00:00Z"), ("milk", nil),
+        ] {
+            let added = try await nudge(["add", text] + (due.map { ["--due", $0] } ?? []), sandbox)
+            #expect(added.status == 0, "\(added)")
+        }
+        #expect(try await nudge(["done", "5"], sandbox).status == 0)
+
+        let plain = try await nudge(["ls"], sandbox)
+        let lines = plain.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Inbox", "\(plain)")
+        let latin = try #require(lines.first { $0.contains("abcdef") })
+        let wide = try #require(lines.first { $0.contains("日本語") })
+        // The due column starts at the same terminal column after three wide characters as after six narrow ones.
+        #expect(latin.contains("abcdef     in 18h · Sat 21 Nov 09:00  ") && latin.hasSuffix("⏰"), "\(plain)")
+        #expect(columnOf("in 18h", in: latin) == columnOf("in 18h", in: wide), "\(plain)")
+        #expect(lines.contains { $0.contains(#"tab\there"#) }, "\(plain)")
+        let overdue = try #require(lines.first { $0.contains("pay rent") })
+        // A day before today has its year, so the line reads back as the same instant.
+        #expect(overdue.hasSuffix("1d 6h ago · Thu 19 Nov 2026 09:00  overdue"), "\(plain)")
+        #expect(!plain.stdout.contains("\u{1B}") && !plain.stdout.contains("milk"), "\(plain)")
+
+        // Colour: only when asked, whatever NO_COLOR says then; never for a pipe by default.
+        let coloured = try await nudge(["ls", "--color", "always"], sandbox, environment: ["NO_COLOR": "1"])
+        #expect(coloured.stdout.contains("\u{1B}[31moverdue\u{1B}[0m"), "\(coloured)")
+        #expect(!(try await nudge(["ls", "--color", "never"], sandbox)).stdout.contains("\u{1B}"))
+
+        // Cut to COLUMNS, text first, whole characters only.
+        let narrow = try await nudge(["ls"], sandbox, environment: ["COLUMNS": "44"])
+        let narrowLines = narrow.stdout.split(separator: "\n").map(String.init)
+        #expect(narrowLines.allSatisfy { displayWidth($0) <= 44 }, "\(narrow)")
+        #expect(narrowLines.contains { $0.contains("…") }, "\(narrow)")
+
+        func ids(_ arguments: [String]) async throws -> [Int] {
+            let result = try await nudge(["ls"] + arguments, sandbox)
+            return result.stdout.split(separator: "\n").dropFirst().compactMap {
+                Int($0.split(separator: " ").first ?? "")
+            }
+        }
+        #expect(try await ids(["--overdue"]) == [4])
+        #expect(try await ids(["--checked"]) == [5])
+        #expect(try await ids(["--due-before", "2026-11-20T00:00:00Z"]) == [4])
+        #expect(try await ids(["--sort", "due"]) == [4, 1, 2, 3])
+        #expect(try await ids(["--sort", "created"]) == [1, 2, 3, 4])
+        let none = try await nudge(["ls", "--overdue", "--priority", "high"], sandbox)
+        #expect(none.stdout == "no unchecked items that are overdue, high-priority\n", "\(none)")
+
+        let shown = try await nudge(["show", "4"], sandbox)
+        let due = shown.stdout.split(separator: "\n").first { $0.hasPrefix("Due:") }?.dropFirst(4)
+            .trimmingCharacters(in: .whitespaces)
+        #expect(due?.hasPrefix("Thu 19 Nov 2026 09:00:00 ") == true, "\(shown)")
+        #expect(due?.hasSuffix(" (1d 6h ago), overdue") == true, "\(shown)")
+        let pending = try await nudge(["pending"], sandbox)
+        #expect(pending.stdout.hasPrefix("in 18h · Sat 21 Nov 09:00  #1  abcdef"), "\(pending)")
+    }
+
+    /// `nudge` against the sandbox in UTC, its output to a pipe.
+    private func nudge(_ arguments: [String], _ sandbox: Sandbox, environment: [String: String] = [:]) async throws
+        -> CommandResult
+    {
+        var base = ProcessInfo.processInfo.environment
+        base["TZ"] = "UTC"
+        base["COLUMNS"] = nil
+        base["NO_COLOR"] = nil
+        return try await run(
+            Binaries.nudge,
+            arguments + ["--socket", sandbox.socket],
+            environment: base.merging(environment) { _, new in new }
+        )
+    }
+}
+
+/// Terminal columns, for the characters these tests print: CJK and emoji take two, everything else one.
+private func displayWidth(_ text: some StringProtocol) -> Int {
+    text.unicodeScalars.reduce(0) { width, scalar in
+        switch scalar.value {
+        case 0x2E80...0x9FFF, 0xFF00...0xFF60, 0x1F300...0x1FAFF, 0x23F0: width + 2
+        case 0x300...0x36F, 0x200B...0x200D, 0xFE0F: width
+        default: width + 1
+        }
+    }
+}
+
+/// The terminal column where `part` starts in `line`.
+private func columnOf(_ part: String, in line: String) -> Int? {
+    line.range(of: part).map { displayWidth(line[..<$0.lowerBound]) }
+}
