@@ -48,8 +48,9 @@ public struct NudgedCommand: AsyncParsableCommand {
                        (seconds late) in its environment
               log      one line on stderr
             Default: journal, desktop when a session bus exists (DBUS_SESSION_BUS_ADDRESS, or \
-            $XDG_RUNTIME_DIR/bus), and command when --on-fire is given. With no journald, journal entries go to \
-            stderr. The start-up log says which sinks are on and why any is off.
+            $XDG_RUNTIME_DIR/bus), command when --on-fire is given, and log when stderr is a terminal and there \
+            is no desktop (so nudged in the foreground shows each reminder). With no journald, journal entries go \
+            to stderr. The start-up log says which sinks are on and why any is off.
 
             Example: nudged --sinks journal,command --on-fire notify-pager --team ops
 
@@ -264,6 +265,7 @@ public struct NudgedCommand: AsyncParsableCommand {
                 onFire: onFire,
                 onFireTimeout: .seconds(DurationText.seconds(onFireTimeout) ?? 30),
                 environment: ProcessInfo.processInfo.environment,
+                onTerminal: isatty(STDERR_FILENO) == 1,
                 logger: logger
             )
             try await Daemon(

@@ -4,7 +4,8 @@ import Logging
 import NudgeSinks
 
 /// Which sinks nudged delivers to, and why any other is off. `--sinks` names them; without it the default is the
-/// journal, the desktop when a D-Bus session bus exists, and the command when `--on-fire` gives one.
+/// journal, the desktop when a D-Bus session bus exists, the command when `--on-fire` gives one, and the log when
+/// nudged runs on a terminal with no desktop, so a person running it in the foreground sees each reminder.
 struct SinkSelection {
     enum Kind: String, CaseIterable {
         case journal, desktop, command, log
@@ -37,9 +38,15 @@ struct SinkSelection {
         onFire: [String],
         onFireTimeout: Duration,
         environment: [String: String],
+        onTerminal: Bool,
         logger: Logger
     ) {
-        let wanted = requested.map(Set.init) ?? [.journal, .desktop, .command]
+        let desktopMissing = Self.whyNoDesktop(environment: environment)
+        var wanted = requested.map(Set.init) ?? [.journal, .desktop, .command]
+        // Without journald the journal sink already writes each event to stderr; the log sink would repeat it.
+        let journalShowsEvents = !FileManager.default.fileExists(atPath: JournalSink.socketPath)
+        let logForTerminal = requested == nil && onTerminal && desktopMissing != nil && !journalShowsEvents
+        if logForTerminal { wanted.insert(.log) }
         for kind in Kind.allCases {
             guard wanted.contains(kind) else {
                 off.append("\(kind.rawValue) (not requested)")
@@ -49,9 +56,13 @@ struct SinkSelection {
             case .journal:
                 sinks.append(JournalSink(logger: logger))
             case .desktop:
-                if let missing = Self.whyNoDesktop(environment: environment) {
-                    off.append("desktop (\(missing))")
-                    warnings.append("the desktop sink is off: \(missing)")
+                if let missing = desktopMissing {
+                    // The reason is said once, in the warning; the summary only points at it.
+                    off.append("desktop (see the warning above)")
+                    warnings.append(
+                        "the desktop sink is off: \(missing)"
+                            + (logForTerminal ? "; each reminder is shown here instead, by the log sink" : "")
+                    )
                 } else {
                     sinks.append(DesktopSink(logger: logger))
                 }
