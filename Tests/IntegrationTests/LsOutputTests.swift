@@ -86,7 +86,7 @@ import Testing
 }
 
 /// Terminal columns, for the characters these tests print: CJK and emoji take two, everything else one.
-private func displayWidth(_ text: some StringProtocol) -> Int {
+func displayWidth(_ text: some StringProtocol) -> Int {
     text.unicodeScalars.reduce(0) { width, scalar in
         switch scalar.value {
         case 0x2E80...0x9FFF, 0xFF00...0xFF60, 0x1F300...0x1FAFF, 0x23F0: width + 2
