@@ -83,12 +83,12 @@ public struct ReminderBook: Sendable {
         iconName: IconName? = nil,
         makeDefault: Bool = false
     ) throws(ModelError) -> Outcome {
+        guard library.list(id: listID) != nil else { throw .unknownList(listID) }
         var changes: [ChecklistChange] = []
         if name != nil || iconName != nil {
             changes.append(try library.makeUpdateList(listID: listID, name: name, iconName: iconName))
         }
         if makeDefault { changes.append(try library.makeSetDefaultList(listID: listID)) }
-        guard !changes.isEmpty || library.list(id: listID) != nil else { throw .unknownList(listID) }
         for change in changes { try library.apply(change) }
         if let list = library.list(id: listID), name != nil {
             scheduler.relabel(itemIDs: list.items.map(\.itemID), listName: list.name)

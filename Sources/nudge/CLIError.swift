@@ -79,8 +79,4 @@ struct CLIError: Error, CustomStringConvertible {
         return CLIError(.refused, "there is no list named \"\(name)\"; \(suggestion)\(lists)")
     }
 
-    /// What nudge itself refuses before asking nudged, because it would lose something.
-    static func refusedHere(_ message: String) -> CLIError {
-        CLIError(.refused, message)
-    }
 }

@@ -73,6 +73,12 @@ struct DaemonClient: Sendable {
         }
     }
 
+    /// nudged's clock: the manual one when it runs on one, so "tomorrow", "in 2h" and "overdue" agree with what it
+    /// will do.
+    func now() async throws(CLIError) -> Date {
+        try await call { try await $0.getClock().ok.body.json }.now.date
+    }
+
     /// Streams `GET /v1/events` (after event `since`, from the history, when given), calling `handle` for each
     /// server-sent event as it arrives. Returns only by throwing: when the daemon closes the stream, that is
     /// `CLIError.daemonWentAway`.

@@ -23,13 +23,6 @@ extension GlobalOptions {
     }
 }
 
-extension DaemonClient {
-    /// nudged's clock: the manual one when it runs on one, so "in 2h" and "overdue" agree with what it will do.
-    func now() async throws(CLIError) -> Date {
-        try await call { try await $0.getClock().ok.body.json }.now.date
-    }
-}
-
 /// Human output: pure functions from the API's answers to lines of text. `--json` bypasses them and prints the
 /// answers as JSON. Text from items and lists is shown on one line with control characters escaped (`\n`, `\t`),
 /// columns are measured in display width, and on a terminal lines are cut to fit it.
@@ -121,7 +114,7 @@ enum Render {
         ]
     }
 
-    /// Unchecked, due, and past it.
+    /// Unchecked and past its due instant with no reminder pending (a snoozed one is pending).
     static func isOverdue(_ item: Components.Schemas.Item, now: Date) -> Bool {
         guard !item.checked, let due = item.dueDate?.date else { return false }
         return due < now && item.pendingDue == nil

@@ -84,7 +84,7 @@ struct ClockCommand: AsyncParsableCommand {
         func run() async throws {
             try await DaemonClient.withConnection(to: global.socketPath) { client in
                 // "tomorrow" means the day after the daemon's today, which on a manual clock is not the machine's.
-                let now = try await client.call { try await $0.getClock().ok.body.json }.now.date
+                let now = try await client.now()
                 let target: Date
                 do throws(ModelError) {
                     target = try TimeInput(now: now, timeZone: .current).parse(when)

@@ -45,7 +45,7 @@ struct EventsCommand: DaemonCommand {
             var json = Output.JSONArray()
             var printed = 0
             var cursor: Int? = since
-            let look = global.look(now: try await client.now())
+            let look = global.json ? Look() : global.look(now: try await client.now())
             while let after = cursor {
                 let query = Operations.StreamEvents.Input.Query(
                     follow: false,

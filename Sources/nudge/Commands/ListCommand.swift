@@ -93,7 +93,7 @@ struct ListCommand: AsyncParsableCommand {
                     let items =
                         list.itemCount == 1
                         ? "1 item; add --force to delete it" : "\(list.itemCount) items; add --force to delete them"
-                    throw CLIError.refusedHere("list \"\(list.name)\" was not removed: it has \(items) with it")
+                    throw CLIError.refused("list \"\(list.name)\" was not removed: it has \(items) with it", json: nil)
                 }
                 _ = try await client.call { try await $0.deleteList(path: .init(id: list.listID)).noContent }
                 if global.json { return Output.json(Removed(listID: list.listID)) }
