@@ -124,6 +124,11 @@ let package = Package(
             dependencies: ["NudgeCore", "FuzzSupport"],
             path: "Tests/Fuzz/TimeInput"
         ),
+        .executableTarget(
+            name: "fuzz-calendar",
+            dependencies: ["NudgeCore", "FuzzSupport"],
+            path: "Tests/Fuzz/Calendar"
+        ),
         // Whole-daemon figures (scripts/bench): builds stores of given sizes and measures the release nudged on them.
         .executableTarget(
             name: "nudge-bench",

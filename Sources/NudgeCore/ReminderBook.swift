@@ -118,7 +118,8 @@ public struct ReminderBook: Sendable {
         repeatRule: String? = nil,
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
-        warnings: [TimeInterval] = []
+        warnings: [TimeInterval] = [],
+        calendarUID: String? = nil
     ) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
         let change = try library.makeAddItem(
@@ -130,6 +131,7 @@ public struct ReminderBook: Sendable {
             priority: priority,
             catchUp: catchUp,
             warnings: warnings,
+            calendarUID: calendarUID,
             now: now,
             timeZone: timeZone
         )
@@ -179,6 +181,114 @@ public struct ReminderBook: Sendable {
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
         return numbered(outcome)
+    }
+
+    // MARK: Calendar
+
+    /// Imports tasks read from an iCalendar file (`CalendarInterchange.tasks(in:timeZone:)`), in order. A task
+    /// updates the item it came from: the one its UID names (a UID nudge made for this store, or one an imported
+    /// item keeps), or, for a task without a UID (calcurse writes none), an item with the same text. Otherwise it is
+    /// added to `listID`. A task its item already matches changes nothing, so importing a file twice is the same as
+    /// importing it once. A task the model refuses (a repeat rule with no occurrence left) is skipped, with why.
+    public mutating func importTasks(_ tasks: [CalendarTask], into listID: Int) throws(ModelError) -> (
+        [CalendarImportResult], Outcome
+    ) {
+        guard library.list(id: listID) != nil else { throw .unknownList(listID) }
+        var byUID: [String: Int] = [:]
+        var byText: [String: [Int]] = [:]
+        for list in library.lists {
+            for item in list.items {
+                if let uid = item.calendarUID { byUID[uid] = item.itemID }
+                byText[item.text, default: []].append(item.itemID)
+            }
+        }
+        // Two tasks with the same text and no UID match two items, the same two at every import.
+        for text in byText.keys { byText[text]?.sort(by: >) }
+        var results: [CalendarImportResult] = []
+        var outcome = Outcome()
+        for task in tasks {
+            var result = CalendarImportResult(
+                line: task.line,
+                uid: task.uid,
+                summary: task.text,
+                outcome: .unchanged,
+                notes: task.notes
+            )
+            let itemID: Int?
+            if let uid = task.uid {
+                let own = CalendarInterchange.itemID(fromUID: uid, storeID: library.storeID)
+                itemID = own.flatMap { library.item(id: $0) != nil ? $0 : nil } ?? byUID[uid]
+            } else {
+                itemID = byText[task.text]?.popLast()
+            }
+            do {
+                if let itemID, let item = library.item(id: itemID) {
+                    result.itemID = itemID
+                    if let edit = edit(bringing: item, to: task) {
+                        outcome.append(contentsOf: try editItem(itemID: itemID, edit).1)
+                        result.outcome = .updated
+                    }
+                } else {
+                    var (item, added) = try addItem(
+                        text: task.text,
+                        listID: listID,
+                        dueDate: task.dueDate,
+                        shouldRemind: task.shouldRemind,
+                        repeatRule: task.repeatRule,
+                        priority: task.priority,
+                        warnings: task.warnings,
+                        calendarUID: task.uid
+                    )
+                    if task.checked, task.repeatRule == nil {
+                        added.append(contentsOf: try editItem(itemID: item.itemID, ItemEdit(checked: true)).1)
+                    }
+                    outcome.append(contentsOf: added)
+                    item = library.item(id: item.itemID) ?? item
+                    result.itemID = item.itemID
+                    result.outcome = .created
+                }
+                if task.checked, task.repeatRule != nil {
+                    result.notes.append("a completed recurring task: imported open, at its next occurrence")
+                }
+            } catch {
+                result.outcome = .skipped
+                result.notes.insert(error.description, at: 0)
+            }
+            results.append(result)
+        }
+        return (results, outcome)
+    }
+
+    /// The edit that makes `item` hold what `task` says, or nil if it already does. Instants compare to the whole
+    /// second (a file holds no fractions); a recurring item's due date, as the series would start from the task's.
+    private func edit(bringing item: ChecklistItem, to task: CalendarTask) -> ItemEdit? {
+        func sameSecond(_ a: Date?, _ b: Date?) -> Bool {
+            a.map { $0.timeIntervalSince1970.rounded(.down) } == b.map { $0.timeIntervalSince1970.rounded(.down) }
+        }
+        var edit = ItemEdit()
+        var changed = false
+        if item.text != task.text { (edit.text, changed) = (task.text, true) }
+        if item.priority != task.priority { (edit.priority, changed) = (task.priority, true) }
+        if item.shouldRemind != task.shouldRemind { (edit.shouldRemind, changed) = (task.shouldRemind, true) }
+        // A task without alarms says nothing of warnings: an item that does not remind keeps its own.
+        if task.shouldRemind, item.warnings != task.warnings { (edit.warnings, changed) = (task.warnings, true) }
+        if let rule = task.repeatRule {
+            let now = clock.now()
+            let start = task.dueDate.flatMap { due in
+                try? ChecklistLibrary.startSeries(rule, from: due, now: now, in: timeZone).first
+            }
+            if item.repeatRule != rule || (start != nil && !sameSecond(item.dueDate, start)) {
+                (edit.repeatRule, edit.dueDate, changed) = (rule, task.dueDate, true)
+            }
+        } else {
+            if item.repeatRule != nil { (edit.clearsRepeat, changed) = (true, true) }
+            if item.checked != task.checked { (edit.checked, changed) = (task.checked, true) }
+            if !sameSecond(item.dueDate, task.dueDate) {
+                if let due = task.dueDate { edit.dueDate = due } else { edit.clearsDueDate = true }
+                changed = true
+            }
+        }
+        return changed ? edit : nil
     }
 
     // MARK: Private

@@ -318,6 +318,30 @@ final class ReminderService: Service {
         try writer.store.events(after: after, limit: limit, scanLimit: 50_000, matching: matches)
     }
 
+    // MARK: Calendar files
+
+    /// Every item, or one list's, as a VCALENDAR of tasks, in ID order.
+    func exportCalendar(listName: String?) async throws -> String {
+        try await read { book in
+            let listID = try book.listID(id: nil, name: listName)
+            let entries = book.library.lists.filter { listID == nil || $0.listID == listID }
+                .flatMap { list in list.items.map { (item: $0, list: list) } }
+                .sorted { $0.item.itemID < $1.item.itemID }
+            return CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: book.timeZone)
+        }
+    }
+
+    /// Creates or updates items from the tasks of an iCalendar document, all in one commit; a document out of shape
+    /// changes nothing.
+    func importCalendar(_ text: String, listName: String?) async throws -> Components.Schemas.ImportReport {
+        try await perform { book in
+            let (tasks, skipped) = try CalendarInterchange.tasks(in: text, timeZone: book.timeZone)
+            let listID = try book.listID(id: nil, name: listName) ?? book.library.defaultList.listID
+            let (results, outcome) = try book.importTasks(tasks, into: listID)
+            return (Components.Schemas.ImportReport((results + skipped).sorted { $0.line < $1.line }), outcome)
+        }
+    }
+
     // MARK: The clock
 
     /// What the clock reads now, and whether it is the manual one.

@@ -25,21 +25,21 @@ enum SnapshotReader {
 
     /// The keys of the layout, by what they name.
     fileprivate enum Key: UInt8 {
-        case formatVersion, nextItemID, nextListID, nextEventID, defaultListID, logSequence, lists
+        case formatVersion, nextItemID, nextListID, nextEventID, defaultListID, storeID, logSequence, lists
         case listID, name, iconName, items
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, repeatRule
-        case completedThrough, priority, catchUp, snoozedUntil, warnings, warnedThrough
+        case completedThrough, priority, catchUp, snoozedUntil, warnings, warnedThrough, calendarUID
         case other
 
         static let byName: [String: Key] = [
             "formatVersion": .formatVersion, "nextItemID": .nextItemID, "nextListID": .nextListID,
-            "nextEventID": .nextEventID, "defaultListID": .defaultListID,
+            "nextEventID": .nextEventID, "defaultListID": .defaultListID, "storeID": .storeID,
             "logSequence": .logSequence, "lists": .lists, "listID": .listID, "name": .name, "iconName": .iconName,
             "items": .items, "itemID": .itemID, "text": .text, "checked": .checked, "dueDate": .dueDate,
             "shouldRemind": .shouldRemind, "createdAt": .createdAt, "updatedAt": .updatedAt,
             "lastFiredAt": .lastFiredAt, "repeat": .repeatRule, "completedThrough": .completedThrough,
             "priority": .priority, "catchUp": .catchUp, "snoozedUntil": .snoozedUntil, "warnings": .warnings,
-            "warnedThrough": .warnedThrough,
+            "warnedThrough": .warnedThrough, "uid": .calendarUID,
         ]
     }
 }
@@ -79,6 +79,7 @@ private struct Reader {
         var nextListID: Int?
         var nextEventID: Int?
         var defaultListID: Int?
+        var storeID: String?
         var logSequence: Int?
         var lists: [Checklist]?
         try forEachEntry(ofDictionary: top) { (reader: inout Reader, key, value) throws(GaveUp) in
@@ -88,6 +89,7 @@ private struct Reader {
             case .nextListID: nextListID = try reader.integer(value)
             case .nextEventID: nextEventID = try reader.integer(value)
             case .defaultListID: defaultListID = try reader.integer(value)
+            case .storeID: storeID = try reader.string(value)
             case .logSequence: logSequence = try reader.integer(value)
             case .lists: lists = try reader.lists(value)
             default: break
@@ -103,6 +105,7 @@ private struct Reader {
                 nextListID: nextListID,
                 nextEventID: nextEventID ?? 1,
                 defaultListID: defaultListID,
+                storeID: storeID,
                 lists: lists
             )
         else {
@@ -154,6 +157,7 @@ private struct Reader {
             var snoozedUntil: Date?
             var warnings: [TimeInterval] = []
             var warnedThrough: Date?
+            var calendarUID: String?
             try reader.forEachEntry(ofDictionary: element) { (reader: inout Reader, key, value) throws(GaveUp) in
                 switch key {
                 case .itemID: itemID = try reader.integer(value)
@@ -178,6 +182,7 @@ private struct Reader {
                         warnings.append(try reader.real(lead))
                     }
                 case .warnedThrough: warnedThrough = try reader.date(value)
+                case .calendarUID: calendarUID = try reader.string(value)
                 default: break
                 }
             }
@@ -200,7 +205,8 @@ private struct Reader {
                     catchUp: catchUp,
                     snoozedUntil: snoozedUntil,
                     warnings: warnings,
-                    warnedThrough: warnedThrough
+                    warnedThrough: warnedThrough,
+                    calendarUID: calendarUID
                 )
             )
         }

@@ -178,7 +178,8 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     }
 
     @Test func applyingTheSameChangesGivesEqualLibraries() throws {
-        var first = ChecklistLibrary()
+        let start = ChecklistLibrary()
+        var first = start
         var changes: [ChecklistChange] = []
         func record(_ change: ChecklistChange) throws {
             try first.apply(change)
@@ -189,7 +190,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         try record(first.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now))
         try record(first.makeAddItem(text: "eggs", listID: 1, now: now))
         try record(first.makeRemoveItem(itemID: 2))
-        var second = ChecklistLibrary()
+        var second = start
         for change in changes { try second.apply(change) }
         #expect(first == second)
         let roundTripped = try PropertyListDecoder().decode(

@@ -198,6 +198,13 @@ extension NudgeStoreTests {
                 #expect(history.events.map(\.id) == Array(1...history.events.count))
                 let upgraded = try storedRoot(directory.storePath)
                 #expect(upgraded?["formatVersion"] as? Int == current)
+                // It got its store ID with the upgrade, written at once: every export from now on gives the same UIDs.
+                let storeID = try #require(upgraded?["storeID"] as? String)
+                #expect(store.library.storeID == storeID && UUID(uuidString: storeID) != nil)
+                store.close()
+                let reopened = try ChecklistStore.open(path: directory.storePath)
+                defer { reopened.close() }
+                #expect(reopened.library.storeID == storeID)
             }
         }
 

@@ -40,7 +40,7 @@ extension NudgeStoreTests {
                     Set(root?.keys.map { $0 } ?? [])
                         == [
                             "formatVersion", "nextItemID", "nextListID", "nextEventID", "lists", "logSequence",
-                            "defaultListID",
+                            "defaultListID", "storeID",
                         ]
                 )
                 #expect(root?["formatVersion"] as? Int == ChecklistLibrary.currentFormatVersion)

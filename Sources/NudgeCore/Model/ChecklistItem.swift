@@ -30,6 +30,9 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     /// Advance warnings at or before this instant are settled: sent, reported missed, or passed over because the
     /// reminder they were about fired first. A restart never sends one of them.
     public var warnedThrough: Date?
+    /// The UID of the iCalendar task it was imported from, when that was not one nudge made: importing the task
+    /// again updates this item, and exporting it gives the UID back. Stored as `uid`.
+    public var calendarUID: String?
 
     public var id: Int { itemID }
 
@@ -37,6 +40,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough
         case priority, catchUp, snoozedUntil, warnings, warnedThrough
         case repeatRule = "repeat"
+        case calendarUID = "uid"
     }
 
     public init(
@@ -54,7 +58,8 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         catchUp: CatchUp? = nil,
         snoozedUntil: Date? = nil,
         warnings: [TimeInterval] = [],
-        warnedThrough: Date? = nil
+        warnedThrough: Date? = nil,
+        calendarUID: String? = nil
     ) {
         self.itemID = itemID
         self.text = text
@@ -71,6 +76,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         self.snoozedUntil = snoozedUntil
         self.warnings = warnings
         self.warnedThrough = warnedThrough
+        self.calendarUID = calendarUID
     }
 
     public init(from decoder: any Decoder) throws {
@@ -91,6 +97,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         snoozedUntil = try container.decodeIfPresent(Date.self, forKey: .snoozedUntil)
         warnings = try container.decodeIfPresent([TimeInterval].self, forKey: .warnings) ?? []
         warnedThrough = try container.decodeIfPresent(Date.self, forKey: .warnedThrough)
+        calendarUID = try container.decodeIfPresent(String.self, forKey: .calendarUID)
     }
 
     /// Fields without a value are left out (most items have no warnings): the store holds only what is set.
@@ -111,6 +118,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
         try container.encodeIfPresent(snoozedUntil, forKey: .snoozedUntil)
         if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
         try container.encodeIfPresent(warnedThrough, forKey: .warnedThrough)
+        try container.encodeIfPresent(calendarUID, forKey: .calendarUID)
     }
 
     /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.

@@ -10,9 +10,10 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     /// 1: the property list alone, rewritten on every change. 2: the property list is a snapshot that names the last
     /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since. 3: items
     /// may recur (`repeat`, `completedThrough`). 4: items have a `priority`, and may have a `catchUp` rule and a
-    /// `snoozedUntil`, and the library a `defaultListID`. Older files are read as they are and rewritten in the
-    /// current version on open.
-    public static let currentFormatVersion = 4
+    /// `snoozedUntil`, and the library a `defaultListID`. 5: the library has a `storeID`, and items may have the
+    /// `uid` of the calendar task they came from. Older files are read as they are and rewritten in the current
+    /// version on open (which is when a store gets its `storeID`).
+    public static let currentFormatVersion = 5
     /// The name of the list a new store starts with, the default until the user chooses another.
     public static let firstListName = "Inbox"
 
@@ -27,6 +28,9 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     /// The list the user chose as the default (`nudge list default NAME`); nil until they choose, or once it is
     /// removed. `defaultList` is what to use.
     public private(set) var chosenDefaultListID: Int?
+    /// A UUID made with the store, never changed: it makes the UIDs of exported tasks unique across stores
+    /// (`CalendarInterchange.uid(of:storeID:)`).
+    public let storeID: String
 
     /// Where each item sits, so edits and fires are O(1). Rebuilt lazily after a change that moves positions.
     private var locations: [Int: ItemLocation] = [:]
@@ -37,7 +41,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case formatVersion, nextItemID, nextListID, nextEventID, defaultListID, lists
+        case formatVersion, nextItemID, nextListID, nextEventID, defaultListID, storeID, lists
     }
 
     /// A new library as on first run: one list, "Inbox", the default.
@@ -48,6 +52,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         nextEventID = 1
         lists = [Checklist(listID: 1, name: Self.firstListName, iconName: .inbox)]
         chosenDefaultListID = 1
+        storeID = Self.newStoreID()
         rebuildLocations()
     }
 
@@ -62,18 +67,22 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             nextEventID: try container.decodeIfPresent(Int.self, forKey: .nextEventID) ?? 1,
             // Absent from stores written before the default list could be chosen.
             defaultListID: try container.decodeIfPresent(Int.self, forKey: .defaultListID),
+            // Absent from stores written before format version 5, which are rewritten with it on open.
+            storeID: try container.decodeIfPresent(String.self, forKey: .storeID),
             lists: try container.decode([Checklist].self, forKey: .lists)
         )
     }
 
     /// A library as a store holds it, checked and repaired as when decoded: every ID in range and used once (a
     /// `DecodingError` naming the field otherwise), counters moved past every ID, lists sorted.
-    /// A `defaultListID` naming no list is dropped, as if the list had been removed.
+    /// A `defaultListID` naming no list is dropped, as if the list had been removed. Without a `storeID` (an older
+    /// store), a new one is made.
     public init(
         nextItemID: Int,
         nextListID: Int,
         nextEventID: Int = 1,
         defaultListID: Int? = nil,
+        storeID: String? = nil,
         lists: [Checklist]
     ) throws {
         formatVersion = Self.currentFormatVersion
@@ -82,6 +91,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         self.nextEventID = nextEventID
         self.lists = lists
         self.chosenDefaultListID = lists.contains { $0.listID == defaultListID } ? defaultListID : nil
+        self.storeID = storeID ?? Self.newStoreID()
         try Self.validateIDs(nextItemID: nextItemID, nextListID: nextListID, nextEventID: nextEventID, lists: lists)
         // A file edited by hand, or written by an older build, must still never lead to a reused ID.
         let highestItemID = lists.lazy.flatMap(\.items).map(\.itemID).max() ?? 0
@@ -154,13 +164,18 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         try container.encode(nextListID, forKey: .nextListID)
         try container.encode(nextEventID, forKey: .nextEventID)
         try container.encodeIfPresent(chosenDefaultListID, forKey: .defaultListID)
+        try container.encode(storeID, forKey: .storeID)
         try container.encode(lists, forKey: .lists)
     }
 
     public static func == (a: ChecklistLibrary, b: ChecklistLibrary) -> Bool {
         a.formatVersion == b.formatVersion && a.nextItemID == b.nextItemID && a.nextListID == b.nextListID
-            && a.nextEventID == b.nextEventID && a.chosenDefaultListID == b.chosenDefaultListID && a.lists == b.lists
+            && a.nextEventID == b.nextEventID && a.chosenDefaultListID == b.chosenDefaultListID
+            && a.storeID == b.storeID
+            && a.lists == b.lists
     }
+
+    private static func newStoreID() -> String { UUID().uuidString.lowercased() }
 
     // MARK: Reading
 
@@ -262,6 +277,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
         warnings: [TimeInterval] = [],
+        calendarUID: String? = nil,
         now: Date,
         timeZone: TimeZone = .current
     ) throws(ModelError) -> ChecklistChange {
@@ -274,7 +290,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             createdAt: now,
             priority: priority,
             catchUp: catchUp,
-            warnings: try Warnings.normalized(warnings)
+            warnings: try Warnings.normalized(warnings),
+            calendarUID: calendarUID
         )
         if let repeatRule {
             (item.repeatRule, item.dueDate) = try Self.startSeries(repeatRule, from: dueDate, now: now, in: timeZone)
@@ -452,7 +469,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
     // MARK: Private
 
     /// A series' rule in normalized form, and its first occurrence at or after `start` but after `now`.
-    private static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone)
+    static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone)
         throws(ModelError) -> (rule: String, first: Date)
     {
         let rule = try RepeatRule(text, localZone: zone)

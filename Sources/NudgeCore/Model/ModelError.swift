@@ -19,6 +19,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidSnooze = "invalid_snooze"
         case invalidWarning = "invalid_warning"
         case itemChecked = "item_checked"
+        case calendarNotUnderstood = "calendar_not_understood"
     }
 
     public let code: Code
@@ -139,6 +140,15 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             code: .invalidRepeat,
             description: "the repeat rule \"\(expression)\" has no occurrence after \(InstantFormat.format(start)); "
                 + "check its years and dates with 'nudge calendar \"\(expression)\"'"
+        )
+    }
+
+    /// An iCalendar document (`nudge import`) out of shape at `line`: nothing of it is imported.
+    public static func calendarNotUnderstood(line: Int, _ problem: String) -> ModelError {
+        ModelError(
+            code: .calendarNotUnderstood,
+            description: "cannot read the calendar: line \(line): \(problem); nothing was imported (fix the file, or "
+                + "export it again from the program that wrote it)"
         )
     }
 }

@@ -41,13 +41,15 @@ struct APIFailure: Error {
         message: "the request body is over the 1 MiB limit"
     )
 
-    static func unsupportedMediaType(_ contentType: String?) -> APIFailure {
-        APIFailure(
+    /// A body not of the one media type its route takes (`expected`).
+    static func unsupportedMediaType(_ contentType: String?, expected: String) -> APIFailure {
+        let what = expected == "application/json" ? "JSON" : "the body"
+        return APIFailure(
             status: .unsupportedMediaType,
             code: "unsupported_media_type",
             message:
-                "the body is \(contentType.map { "of type \"\($0)\"" } ?? "without a Content-Type"); send JSON with "
-                + "Content-Type: application/json"
+                "the body is \(contentType.map { "of type \"\($0)\"" } ?? "without a Content-Type"); send \(what) with "
+                + "Content-Type: \(expected)"
         )
     }
 
@@ -93,7 +95,7 @@ struct APIFailure: Error {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList, .itemChecked: .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
-                    .invalidSnooze, .invalidWarning:
+                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
                     .badRequest
                 }
             return APIFailure(status: status, code: error.code.rawValue, message: error.description)

@@ -239,6 +239,18 @@ struct APIHandler: APIProtocol {
         return id
     }
 
+    func exportCalendar(_ input: Operations.ExportCalendar.Input) async throws -> Operations.ExportCalendar.Output {
+        .ok(.init(body: .textCalendar(HTTPBody(try await service.exportCalendar(listName: input.query.list)))))
+    }
+
+    func importCalendar(_ input: Operations.ImportCalendar.Input) async throws -> Operations.ImportCalendar.Output {
+        switch input.body {
+        case .textCalendar(let body):
+            let text = try await String(collecting: body, upTo: APIServer.maximumBodySize)
+            return .ok(.init(body: .json(try await service.importCalendar(text, listName: input.query.list))))
+        }
+    }
+
     func getClock(_ input: Operations.GetClock.Input) async throws -> Operations.GetClock.Output {
         let (now, manual) = try await service.clockReading()
         return .ok(.init(body: .json(.init(now: Instant(now), mode: manual ? .manual : .wall))))

@@ -134,9 +134,11 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
             throw APIFailure.bodyTooLarge
         }
         if body.readableBytes > 0 {
+            // Every body is JSON but an import's, which is a calendar.
+            let expected = request.uri.path == "/v1/import" ? "text/calendar" : "application/json"
             let mediaType = request.headers[.contentType]?.split(separator: ";").first
-            guard mediaType?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
-                throw APIFailure.unsupportedMediaType(request.headers[.contentType])
+            guard mediaType?.trimmingCharacters(in: .whitespaces).lowercased() == expected else {
+                throw APIFailure.unsupportedMediaType(request.headers[.contentType], expected: expected)
             }
         }
         return request

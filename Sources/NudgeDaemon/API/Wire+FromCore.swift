@@ -120,3 +120,25 @@ extension Components.Schemas.ErrorBody {
         self.init(error: .init(code: failure.code, message: failure.message))
     }
 }
+
+extension Components.Schemas.ImportReport {
+    init(_ results: [CalendarImportResult]) {
+        func count(_ outcome: CalendarImportResult.Outcome) -> Int { results.count { $0.outcome == outcome } }
+        self.init(
+            created: count(.created),
+            updated: count(.updated),
+            unchanged: count(.unchanged),
+            skipped: count(.skipped),
+            results: results.map { result in
+                Components.Schemas.ImportResult(
+                    line: result.line,
+                    uid: result.uid,
+                    summary: result.summary,
+                    outcome: Components.Schemas.ImportResult.OutcomePayload(rawValue: result.outcome.rawValue)!,
+                    itemID: result.itemID,
+                    notes: result.notes
+                )
+            }
+        )
+    }
+}

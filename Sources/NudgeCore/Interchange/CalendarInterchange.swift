@@ -1,0 +1,404 @@
+import Foundation
+
+/// A task (VTODO) as nudge reads it from an iCalendar file: what an item would hold, and what was left out.
+public struct CalendarTask: Sendable, Equatable {
+    /// The line of its `BEGIN:VTODO`.
+    public var line: Int
+    public var uid: String?
+    public var text: String
+    public var dueDate: Date?
+    public var checked: Bool
+    public var priority: Priority
+    /// It has an alarm at or before its due instant.
+    public var shouldRemind: Bool
+    /// Its alarms before the due instant, as leads (`Warnings`).
+    public var warnings: [TimeInterval]
+    /// A calendar expression, in normalized form.
+    public var repeatRule: String?
+    /// What of the task was not imported as it was, and why.
+    public var notes: [String]
+}
+
+/// What importing did with one component of a file.
+public struct CalendarImportResult: Sendable, Equatable {
+    public enum Outcome: String, Sendable, Equatable {
+        case created, updated, unchanged, skipped
+    }
+
+    public var line: Int
+    public var uid: String?
+    public var summary: String?
+    public var outcome: Outcome
+    public var itemID: Int?
+    /// For `skipped`, why; otherwise what was not imported as it was.
+    public var notes: [String]
+}
+
+/// Items as iCalendar tasks (RFC 5545 VTODO) and back, for `nudge export` and `nudge import`.
+///
+/// An item is a VTODO: UID (`uid(of:storeID:)`), SUMMARY, DUE, STATUS (and COMPLETED), PRIORITY, if it reminds a
+/// VALARM at the due instant and one per advance warning before it, RRULE where its repeat rule has an exact
+/// one (`RecurrenceRuleMapping`), and `X-NUDGE-ONCALENDAR`, the repeat rule as nudge holds it, always. Reading
+/// back, `X-NUDGE-ONCALENDAR` wins over RRULE.
+public enum CalendarInterchange {
+    /// The UID of an item nudge made: its ID and the store's, so it is the same at every export and unique
+    /// across stores. An item imported with a UID of its own keeps that one.
+    public static func uid(of item: ChecklistItem, storeID: String) -> String {
+        item.calendarUID ?? "\(item.itemID)-\(storeID)@nudge"
+    }
+
+    /// The item ID in a UID `uid(of:storeID:)` made for this store, or nil.
+    public static func itemID(fromUID uid: String, storeID: String) -> Int? {
+        let suffix = "-\(storeID)@nudge"
+        guard uid.hasSuffix(suffix) else { return nil }
+        return Int(uid.dropLast(suffix.count)).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    // MARK: Writing
+
+    /// A VCALENDAR of the items, in the order given. Wall times of repeat rules are in `timeZone` (the daemon's).
+    /// The same items give the same bytes: DTSTAMP is the item's last change, as RFC 5545 says it is without a
+    /// METHOD.
+    public static func document(
+        of entries: [(item: ChecklistItem, list: Checklist)],
+        storeID: String,
+        timeZone: TimeZone
+    ) -> String {
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//nudge//nudge \(NudgeVersion.current)//EN"]
+        for (item, list) in entries { lines += task(item, in: list, storeID: storeID, timeZone: timeZone) }
+        lines.append("END:VCALENDAR")
+        return lines.map(ICalendarText.folded).joined()
+    }
+
+    private static func task(_ item: ChecklistItem, in list: Checklist, storeID: String, timeZone: TimeZone)
+        -> [String]
+    {
+        let text = ICalendarText.escaped(item.text)
+        var lines = [
+            "BEGIN:VTODO",
+            "UID:" + ICalendarText.escaped(uid(of: item, storeID: storeID)),
+            "DTSTAMP:" + utc(item.updatedAt),
+            "CREATED:" + utc(item.createdAt),
+            "LAST-MODIFIED:" + utc(item.updatedAt),
+            "SUMMARY:" + text,
+            "CATEGORIES:" + ICalendarText.escaped(list.name),
+            "PRIORITY:\(priorityNumber(item.priority))",
+            "STATUS:" + (item.checked ? "COMPLETED" : "NEEDS-ACTION"),
+        ]
+        if item.checked { lines.append("COMPLETED:" + utc(item.updatedAt)) }
+        let spec = item.repeatRule.flatMap { try? CalendarSpec(parsing: $0, localZone: timeZone) }
+        if let due = item.dueDate {
+            if let spec, let (rule, isUTC) = RecurrenceRuleMapping.recurrenceRule(for: spec) {
+                // The rule's wall times: floating (the reader's local time, as the expression means) or UTC.
+                let start = isUTC ? utc(due) : wallTime(due, in: timeZone)
+                lines += ["DTSTART:" + start, "DUE:" + start, "RRULE:" + rule]
+            } else {
+                lines.append("DUE:" + utc(due))
+            }
+        }
+        if let rule = item.repeatRule { lines.append("X-NUDGE-ONCALENDAR:" + ICalendarText.escaped(rule)) }
+        // Warnings come with the reminder: without it they never fire.
+        if item.dueDate != nil, item.shouldRemind {
+            for trigger in item.warnings.map({ "-" + DurationText.iso8601($0.rounded()) }) + ["PT0S"] {
+                lines += [
+                    "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + text, "TRIGGER;RELATED=END:" + trigger,
+                    "END:VALARM",
+                ]
+            }
+        }
+        lines.append("END:VTODO")
+        return lines
+    }
+
+    /// RFC 5545: 1 is the highest, 5 medium, 9 the lowest.
+    private static func priorityNumber(_ priority: Priority) -> Int {
+        switch priority {
+        case .high: 1
+        case .normal: 5
+        case .low: 9
+        }
+    }
+
+    private static func utc(_ date: Date) -> String {
+        wallTime(date, in: TimeZone(identifier: "UTC")!) + "Z"
+    }
+
+    /// `20261201T090000`: the wall time of `date` in `zone`, to the second.
+    private static func wallTime(_ date: Date, in zone: TimeZone) -> String {
+        let wall = LocalTime(timeZone: zone).wallClock(at: date).wall
+        let days = LocalTime.floorDiv(wall, 86_400)
+        let (year, month, day) = LocalTime.civil(days: days)
+        let seconds = wall - days * 86_400
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02d",
+            year,
+            month,
+            day,
+            seconds / 3600,
+            seconds % 3600 / 60,
+            seconds % 60
+        )
+    }
+
+    // MARK: Reading
+
+    /// The tasks of a document, and what was skipped (events, journals, tasks without a summary, a UID seen
+    /// before). Floating and date-only times are read in `timeZone`; a task due on a day, without a time, is due
+    /// at 09:00 that day. Anything out of shape is an error naming the line, and nothing is read.
+    public static func tasks(in text: String, timeZone: TimeZone) throws(ModelError) -> (
+        tasks: [CalendarTask], skipped: [CalendarImportResult]
+    ) {
+        let calendars = try ICalendarText.components(of: text)
+        guard !calendars.isEmpty else { throw ICalendarText.error(1, "there is no BEGIN:VCALENDAR") }
+        var tasks: [CalendarTask] = []
+        var skipped: [CalendarImportResult] = []
+        var seen: [String: Int] = [:]
+        for calendar in calendars {
+            guard calendar.name == "VCALENDAR" else {
+                throw ICalendarText.error(calendar.line, "BEGIN:\(calendar.name) is not inside a VCALENDAR")
+            }
+            for component in calendar.components {
+                let uid = component.property("UID")?.text
+                let summary = component.property("SUMMARY")?.text
+                func skip(_ reason: String) {
+                    skipped.append(
+                        CalendarImportResult(
+                            line: component.line,
+                            uid: uid,
+                            summary: summary,
+                            outcome: .skipped,
+                            notes: [reason]
+                        )
+                    )
+                }
+                switch component.name {
+                case "VTODO": break
+                case "VTIMEZONE": continue
+                case "VEVENT": skip("an event (VEVENT): nudge imports tasks (VTODO) only")
+                default: skip("a \(component.name): nudge imports tasks (VTODO) only")
+                }
+                guard component.name == "VTODO" else { continue }
+                if component.property("RECURRENCE-ID") != nil {
+                    skip("it changes one occurrence of a recurring task (RECURRENCE-ID), which nudge does not keep")
+                    continue
+                }
+                guard let summary, !summary.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    skip("it has no SUMMARY, and an item needs a text")
+                    continue
+                }
+                if let uid, let first = seen[uid] {
+                    skip("its UID was already imported from line \(first)")
+                    continue
+                }
+                if let uid { seen[uid] = component.line }
+                tasks.append(try task(component, summary: summary, timeZone: timeZone))
+            }
+        }
+        return (tasks, skipped)
+    }
+
+    private static func task(_ component: ICalendarComponent, summary: String, timeZone: TimeZone)
+        throws(ModelError) -> CalendarTask
+    {
+        var notes: [String] = []
+        let due = try component.property("DUE").map { property throws(ModelError) in
+            try dateTime(property, timeZone: timeZone, notes: &notes)
+        }
+        let start = try component.property("DTSTART").map { property throws(ModelError) in
+            try dateTime(property, timeZone: timeZone, notes: &notes)
+        }
+        let status = component.property("STATUS")?.value.uppercased()
+        var task = CalendarTask(
+            line: component.line,
+            uid: component.property("UID")?.text,
+            text: summary,
+            dueDate: due?.instant,
+            checked: status == "COMPLETED" || status == "CANCELLED"
+                || (status == nil && component.property("COMPLETED") != nil)
+                || component.property("PERCENT-COMPLETE")?.value == "100",
+            priority: try priority(component.property("PRIORITY")),
+            shouldRemind: false,
+            warnings: [],
+            repeatRule: nil,
+            notes: []
+        )
+        if status == "CANCELLED" { notes.append("it was cancelled: imported checked off") }
+        try readAlarms(component, into: &task, start: start?.instant, notes: &notes)
+        readRepeat(component, into: &task, start: start ?? due, timeZone: timeZone, notes: &notes)
+        task.notes = notes
+        return task
+    }
+
+    /// A DATE-TIME or DATE value: UTC (`Z`), in the zone TZID names, or floating (read in `timeZone`); its wall-time
+    /// fields and zone, for a recurrence rule.
+    private static func dateTime(_ property: ICalendarProperty, timeZone: TimeZone, notes: inout [String])
+        throws(ModelError) -> (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)
+    {
+        let value = property.value.trimmingCharacters(in: .whitespaces)
+        let digits = Array(value.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= digits.count else { return nil }
+            var result = 0
+            for byte in digits[range] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                result = result * 10 + Int(byte - 48)
+            }
+            return result
+        }
+        let dateOnly = digits.count == 8
+        let isUTC = digits.count == 16 && digits[15] == UInt8(ascii: "Z")
+        guard dateOnly || ((digits.count == 15 || isUTC) && digits[8] == UInt8(ascii: "T")),
+            let year = number(0..<4), let month = number(4..<6), let day = number(6..<8), (1...12).contains(month),
+            (1...LocalTime.daysInMonth(year: year, month: month)).contains(day)
+        else {
+            throw ICalendarText.error(
+                property.line,
+                "\(property.name) \"\(value.prefix(40))\" is not a date-time like 20261201T090000Z or a date like "
+                    + "20261201"
+            )
+        }
+        var (hour, minute, second) = (9, 0, 0)
+        if dateOnly {
+            notes.append("\(property.name) is a day without a time: taken as 09:00 that day")
+        } else {
+            guard let h = number(9..<11), let m = number(11..<13), let s = number(13..<15), h < 24, m < 60, s < 61
+            else {
+                throw ICalendarText.error(
+                    property.line,
+                    "\(property.name) \"\(value)\" has no valid time of day (hours 00 to 23, minutes and seconds 00 "
+                        + "to 59)"
+                )
+            }
+            (hour, minute, second) = (h, m, min(s, 59))
+        }
+        var zone = RecurrenceRuleMapping.Zone.floating
+        var wallZone = timeZone
+        if isUTC {
+            zone = .utc
+            wallZone = TimeZone(identifier: "UTC")!
+        } else if let tzid = property.parameters["TZID"] {
+            let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
+            if let named = TimeZone(identifier: name), ZoneRulesStore.shared.rules(named: name) != nil {
+                zone = .named(name)
+                wallZone = named
+            } else {
+                notes.append("\(property.name)'s zone \"\(tzid)\" is not a zone name nudge knows: read as local time")
+            }
+        }
+        let wall = LocalTime.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        let instant = LocalTime(timeZone: wallZone).instant(forWall: wall).seconds
+        return (
+            LocalTime.date(instant, fraction: 0),
+            RecurrenceRuleMapping.Start(year: year, month: month, day: day, hour: hour, minute: minute, second: second),
+            zone
+        )
+    }
+
+    /// RFC 5545 §3.8.1.9: 1 to 4 high, 5 (or 0, undefined) normal, 6 to 9 low.
+    private static func priority(_ property: ICalendarProperty?) throws(ModelError) -> Priority {
+        guard let property else { return .normal }
+        guard let number = Int(property.value.trimmingCharacters(in: .whitespaces)), (0...9).contains(number) else {
+            throw ICalendarText.error(property.line, "PRIORITY \"\(property.value.prefix(20))\" is not 0 to 9")
+        }
+        switch number {
+        case 1...4: return .high
+        case 6...9: return .low
+        default: return .normal
+        }
+    }
+
+    /// Any alarm at or before the due instant switches reminding on; those before it are advance warnings (nudge
+    /// reminds at the due instant as well). Each alarm's trigger is
+    /// a duration from the due instant (RELATED=END) or the start (the default), or an instant.
+    private static func readAlarms(
+        _ component: ICalendarComponent,
+        into task: inout CalendarTask,
+        start: Date?,
+        notes: inout [String]
+    ) throws(ModelError) {
+        let alarms = component.components.filter { $0.name == "VALARM" }
+        guard !alarms.isEmpty else { return }
+        guard let due = task.dueDate else {
+            notes.append("its alarms were left out: nudge's reminders count from a due date, and it has none")
+            return
+        }
+        var leads: [TimeInterval] = []
+        for alarm in alarms {
+            guard let trigger = alarm.property("TRIGGER") else {
+                throw ICalendarText.error(alarm.line, "this VALARM has no TRIGGER")
+            }
+            let instant: Date
+            if trigger.parameters["VALUE"]?.uppercased() == "DATE-TIME" || trigger.value.first?.isNumber == true {
+                var ignored: [String] = []
+                instant = try dateTime(trigger, timeZone: TimeZone(identifier: "UTC")!, notes: &ignored).instant
+            } else {
+                var text = Substring(trigger.value.trimmingCharacters(in: .whitespaces))
+                let sign: TimeInterval = text.first == "-" ? -1 : 1
+                if text.first == "-" || text.first == "+" { text = text.dropFirst() }
+                guard text.hasPrefix("P"), let seconds = DurationText.seconds(String(text)) else {
+                    throw ICalendarText.error(
+                        trigger.line,
+                        "TRIGGER \"\(trigger.value.prefix(40))\" is not a duration like -PT15M or a date-time"
+                    )
+                }
+                let fromEnd = trigger.parameters["RELATED"]?.uppercased() == "END"
+                instant = (fromEnd ? due : start ?? due) + sign * seconds
+            }
+            leads.append(due.timeIntervalSince(instant))
+        }
+        let late = leads.filter { $0 < 0 }
+        if !late.isEmpty {
+            notes.append(
+                "\(late.count == 1 ? "an alarm" : "\(late.count) alarms") after the due date left out: nudge reminds "
+                    + "at the due date and warns before it"
+            )
+        }
+        // A task with an alarm wants reminding: nudge reminds at the due instant, and warns at the alarms before it.
+        task.shouldRemind = leads.contains { $0 >= 0 }
+        var warnings = Set(leads.filter { $0 > 0 && $0 <= Warnings.maximumLead }).sorted(by: >)
+        if leads.contains(where: { $0 > Warnings.maximumLead }) {
+            notes.append("alarms more than \(Int(Warnings.maximumLead / 86_400)) days before the due date left out")
+        }
+        if warnings.count > Warnings.maximumCount {
+            notes.append("only the \(Warnings.maximumCount) alarms nearest the due date kept")
+            warnings = Array(warnings.suffix(Warnings.maximumCount))
+        }
+        task.warnings = warnings
+    }
+
+    /// `X-NUDGE-ONCALENDAR` if it reads, else the RRULE's exact calendar expression, else no repeat (said in a
+    /// note).
+    private static func readRepeat(
+        _ component: ICalendarComponent,
+        into task: inout CalendarTask,
+        start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?,
+        timeZone: TimeZone,
+        notes: inout [String]
+    ) {
+        if let own = component.property("X-NUDGE-ONCALENDAR") {
+            do {
+                task.repeatRule = try RepeatRule(own.text, localZone: timeZone).expression
+                return
+            } catch {
+                notes.append("X-NUDGE-ONCALENDAR was left out: \(error.description)")
+            }
+        }
+        guard let rule = component.property("RRULE") else { return }
+        guard let start else {
+            notes.append("imported without repeat: its RRULE has no DTSTART or DUE to start from")
+            return
+        }
+        switch RecurrenceRuleMapping.expression(for: rule.value, start: start.start, zone: start.zone) {
+        case .success(let expression):
+            do {
+                task.repeatRule = try RepeatRule(expression, localZone: timeZone).expression
+            } catch {
+                notes.append("imported without repeat: RRULE \(rule.value) became \"\(expression)\": \(error)")
+            }
+        case .failure(let unmapped):
+            notes.append(
+                "imported without repeat: RRULE \(rule.value) has no calendar-expression equivalent (\(unmapped))"
+            )
+        }
+    }
+}

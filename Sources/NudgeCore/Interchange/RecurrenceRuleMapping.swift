@@ -1,0 +1,193 @@
+import Foundation
+
+/// Between systemd calendar expressions (nudge's repeat rules) and iCalendar recurrence rules (RRULE, RFC 5545
+/// §3.3.10), both ways, where one says exactly what the other does.
+///
+/// An expression says which wall times match: sets of weekdays, months, days, hours, minutes and seconds, every
+/// combination of them. An RRULE whose BY-parts are all given says the same thing, so every expression without
+/// years, `~` (days from the month's end), fractions of a second or a zone other than UTC has an exact RRULE. The
+/// other way, an RRULE that repeats every period (INTERVAL 1), without end (no COUNT or UNTIL) and without
+/// ordinals (`1MO`), negative days or BYSETPOS, BYYEARDAY, BYWEEKNO, has an exact expression.
+public enum RecurrenceRuleMapping {
+    /// The RRULE value for `spec`, and whether its wall times are UTC (else they are the local zone's: the
+    /// DTSTART that goes with it is a floating time). Nil when no RRULE says exactly the same.
+    public static func recurrenceRule(for spec: CalendarSpec) -> (rule: String, isUTC: Bool)? {
+        let pattern = spec.pattern
+        guard pattern.years == nil, !pattern.daysFromMonthEnd, pattern.dstFlag < 0,
+            pattern.isUTC || pattern.zoneName == nil
+        else { return nil }
+        let unit = CalendarPattern.microsecondsPerSecond
+        guard let seconds = values(pattern.seconds, in: 0...(60 * unit - 1)), seconds.allSatisfy({ $0 % unit == 0 })
+        else { return nil }
+        let months = values(pattern.months, in: 1...12)
+        let days = values(pattern.days, in: 1...31)
+        let weekdays =
+            pattern.weekdayBits > 0 && pattern.weekdayBits < CalendarPattern.allWeekdays
+            ? (0..<7).filter { pattern.weekdayBits & (1 << $0) != 0 } : nil
+        let frequency: String
+        switch (months != nil, days != nil, weekdays != nil) {
+        case (false, false, true): frequency = "WEEKLY"
+        case (false, true, false): frequency = "MONTHLY"
+        case (true, true, false): frequency = "YEARLY"
+        default: frequency = "DAILY"
+        }
+        var parts = ["FREQ=" + frequency]
+        func add(_ name: String, _ list: [Int]?) {
+            if let list { parts.append(name + "=" + list.map(String.init).joined(separator: ",")) }
+        }
+        add("BYMONTH", months)
+        add("BYMONTHDAY", days)
+        if let weekdays { parts.append("BYDAY=" + weekdays.map { weekdayCodes[$0] }.joined(separator: ",")) }
+        add("BYHOUR", values(pattern.hours, in: 0...23) ?? Array(0...23))
+        add("BYMINUTE", values(pattern.minutes, in: 0...59) ?? Array(0...59))
+        add("BYSECOND", seconds.map { $0 / unit })
+        return (parts.joined(separator: ";"), pattern.isUTC)
+    }
+
+    /// Where the wall times of an RRULE's DTSTART are: UTC, a named zone, or floating (the local zone).
+    public enum Zone: Sendable, Equatable {
+        case utc
+        case named(String)
+        case floating
+    }
+
+    /// A start's wall-clock fields, as DTSTART gives them.
+    public struct Start: Sendable, Equatable {
+        public var year, month, day, hour, minute, second: Int
+        /// 0 is Monday.
+        public var weekday: Int
+
+        public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+            (self.year, self.month, self.day, self.hour, self.minute, self.second) =
+                (year, month, day, hour, minute, second)
+            weekday = (LocalTime.weekday(ofDays: LocalTime.days(year: year, month: month, day: day)) + 6) % 7
+        }
+    }
+
+    /// The calendar expression that matches exactly the times `rule` (an RRULE value) gives from `start`, or why
+    /// there is none.
+    public static func expression(for rule: String, start: Start, zone: Zone) -> Result<String, Unmapped> {
+        var fields: [String: String] = [:]
+        for part in rule.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { return .failure(Unmapped("\"\(part)\" is not NAME=VALUE")) }
+            fields[pair[0].uppercased()] = pair[1].uppercased()
+        }
+        for name in ["COUNT", "UNTIL"] where fields[name] != nil {
+            return .failure(Unmapped("it ends (\(name)), and a repeat rule does not"))
+        }
+        for name in ["BYSETPOS", "BYYEARDAY", "BYWEEKNO"] where fields[name] != nil {
+            return .failure(Unmapped("a calendar expression has nothing like \(name)"))
+        }
+        if let interval = fields["INTERVAL"], interval != "1" {
+            return .failure(Unmapped("it repeats every \(interval) periods; a calendar expression repeats every one"))
+        }
+        let frequency = fields["FREQ"] ?? ""
+        guard ["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY", "MINUTELY"].contains(frequency) else {
+            return .failure(Unmapped("FREQ=\(frequency) is not one nudge can repeat at"))
+        }
+        func numbers(_ name: String, _ range: ClosedRange<Int>) -> Result<[Int]?, Unmapped> {
+            guard let text = fields[name] else { return .success(nil) }
+            var list: [Int] = []
+            for item in text.split(separator: ",") {
+                guard let value = Int(item), range.contains(value) else {
+                    return .failure(
+                        Unmapped("\(name)=\(text): \(item) is not in \(range.lowerBound)…\(range.upperBound)")
+                    )
+                }
+                list.append(value)
+            }
+            return .success(list)
+        }
+        let byDay: [Int]?
+        if let text = fields["BYDAY"] {
+            var list: [Int] = []
+            for code in text.split(separator: ",") {
+                guard let index = weekdayCodes.firstIndex(of: String(code)) else {
+                    return .failure(Unmapped("BYDAY=\(text): \(code) counts weekdays within a period (an ordinal)"))
+                }
+                list.append(index)
+            }
+            byDay = list
+        } else {
+            byDay = nil
+        }
+        let byMonth: [Int]?
+        let byMonthDay: [Int]?
+        let byHour: [Int]?
+        let byMinute: [Int]?
+        let bySecond: [Int]?
+        do {
+            byMonth = try numbers("BYMONTH", 1...12).get()
+            byMonthDay = try numbers("BYMONTHDAY", 1...31).get()
+            byHour = try numbers("BYHOUR", 0...23).get()
+            byMinute = try numbers("BYMINUTE", 0...59).get()
+            bySecond = try numbers("BYSECOND", 0...59).get()
+        } catch {
+            return .failure(error)
+        }
+        if frequency == "WEEKLY", byMonthDay != nil {
+            return .failure(Unmapped("BYMONTHDAY does not apply to FREQ=WEEKLY"))
+        }
+        // What RFC 5545 takes from DTSTART when a part is not given.
+        var weekdays = byDay
+        var months = byMonth
+        var days = byMonthDay
+        switch frequency {
+        case "YEARLY":
+            if months == nil, days == nil, byDay == nil { months = [start.month] }
+            if days == nil, byDay == nil { days = [start.day] }
+        case "MONTHLY":
+            if days == nil, byDay == nil { days = [start.day] }
+        case "WEEKLY":
+            if weekdays == nil { weekdays = [start.weekday] }
+        default: break
+        }
+        let hours = byHour ?? (["HOURLY", "MINUTELY"].contains(frequency) ? nil : [start.hour])
+        let minutes = byMinute ?? (frequency == "MINUTELY" ? nil : [start.minute])
+        let seconds = bySecond ?? [start.second]
+        func list(_ values: [Int]?, width: Int) -> String {
+            guard let values else { return "*" }
+            return Set(values).sorted().map { String(format: "%0\(width)d", $0) }.joined(separator: ",")
+        }
+        var expression = ""
+        if let weekdays {
+            expression += Set(weekdays).sorted().map { weekdayNames[$0] }.joined(separator: ",") + " "
+        }
+        expression += "*-\(list(months, width: 2))-\(list(days, width: 2)) "
+        expression += "\(list(hours, width: 2)):\(list(minutes, width: 2)):\(list(seconds, width: 2))"
+        switch zone {
+        case .utc: expression += " UTC"
+        case .named(let name): expression += " " + name
+        case .floating: break
+        }
+        return .success(expression)
+    }
+
+    /// Why an RRULE or an expression has no exact counterpart.
+    public struct Unmapped: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    // MARK: Private
+
+    private static let weekdayCodes = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    private static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    /// Every value a field's list matches within `range`, sorted; nil for `*`.
+    private static func values(_ list: [CalendarComponent]?, in range: ClosedRange<Int>) -> [Int]? {
+        guard let list, !list.isEmpty else { return nil }
+        var found = Set<Int>()
+        for component in list {
+            if component.stop > 0 {
+                found.formUnion(stride(from: component.start, through: component.stop, by: max(component.step, 1)))
+            } else if component.step > 0 {
+                found.formUnion(stride(from: component.start, through: range.upperBound, by: component.step))
+            } else {
+                found.insert(component.start)
+            }
+        }
+        return found.filter(range.contains).sorted()
+    }
+}

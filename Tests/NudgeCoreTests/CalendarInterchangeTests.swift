@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+
+@testable import NudgeCore
+
+private let t0 = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+private let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+/// The iCalendar grammar, the RRULE mapping, and what an import does to a book. The real parsers (Python's
+/// icalendar, calcurse, systemd-analyze) check the same in `CalendarFileTests`.
+@Suite struct ICalendarTextTests {
+    @Test func longLinesFoldAt75OctetsBetweenCharactersAndUnfoldToTheSameText() throws {
+        let text = String(repeating: "Zähne putzen, ☕ trinken; 東京\\ ", count: 8) + "\nzweite Zeile"
+        let line = "SUMMARY:" + ICalendarText.escaped(text)
+        let folded = ICalendarText.folded(line)
+        let physical = folded.components(separatedBy: "\r\n").dropLast()
+        #expect(physical.count > 4)
+        #expect(physical.allSatisfy { $0.utf8.count <= 75 }, "\(physical.map(\.utf8.count))")
+        let document = "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\n" + folded + "END:VTODO\r\nEND:VCALENDAR\r\n"
+        let todo = try #require(ICalendarText.components(of: document).first?.components.first)
+        #expect(todo.property("summary")?.text == text)
+    }
+
+    @Test func parametersMayBeQuotedAndLinesMayEndInLFAlone() throws {
+        let document =
+            "BEGIN:VCALENDAR\nBEGIN:VTODO\nDUE;X-NOTE=\"a;b:c\";TZID=America/New_York:20261201T090000\n"
+            + "ATTENDEE;MEMBER=\"mailto:a@x\",\"mailto:b@x\";CN=Ann:mailto:ann@x\nEND:VTODO\nEND:VCALENDAR\n"
+        let todo = try #require(ICalendarText.components(of: document).first?.components.first)
+        #expect(todo.property("DUE")?.parameters == ["X-NOTE": "a;b:c", "TZID": "America/New_York"])
+        #expect(todo.property("DUE")?.value == "20261201T090000" && todo.property("DUE")?.line == 3)
+        #expect(todo.property("ATTENDEE")?.parameters["CN"] == "Ann")
+        #expect(todo.property("ATTENDEE")?.value == "mailto:ann@x")
+    }
+
+    @Test(arguments: [
+        ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nEND:VEVENT\r\n", "line 3: END:VEVENT closes BEGIN:VTODO of line 2"),
+        ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nSUMMARY:x\r\n", "line 2: BEGIN:VTODO is never closed"),
+        ("SUMMARY:x\r\n", "line 1: SUMMARY is outside any component"),
+        ("BEGIN:VCALENDAR\r\n\r\nSUMMARY x\r\nEND:VCALENDAR\r\n", "line 3: \"SUMMARY x\" has no \":\""),
+        (" folded\r\n", "line 1: the file starts with a continuation line"),
+        ("BEGIN:VCALENDAR\r\nDUE;TZID=\"Europe/Berlin:2026\r\nEND:VCALENDAR\r\n", "line 2: the quoted value of TZID"),
+    ])
+    func aDocumentOutOfShapeIsRefusedNamingTheLine(document: String, expected: String) {
+        #expect(throws: ModelError.self) { try ICalendarText.components(of: document) }
+        do {
+            _ = try ICalendarText.components(of: document)
+        } catch {
+            #expect(error.code == .calendarNotUnderstood)
+            #expect(error.description.contains(expected), "\(error)")
+        }
+    }
+
+    @Test func componentsNestNoDeeperThanTheLimit() {
+        let deep = Array(repeating: "BEGIN:X", count: ICalendarText.maximumDepth + 1).joined(separator: "\n")
+        #expect(throws: ModelError.self) { try ICalendarText.components(of: deep) }
+    }
+}
+
+@Suite struct RecurrenceRuleMappingTests {
+    /// Each expression's RRULE, read back with its first occurrence as DTSTART, gives the same times again.
+    @Test(arguments: [
+        "Mon..Fri 09:30", "*-*-01,15 08:00", "*-02-29 12:00", "Sat,Sun 10:00,14:30", "*:0/20", "*-12-24 18:00:00 UTC",
+        "Tue *-01..03-* 07:45", "*-*-* 00/6:00",
+    ])
+    func anExpressionsRRuleReadsBackAsTheSameExpression(_ text: String) throws {
+        let spec = try CalendarSpec(parsing: text, localZone: berlin)
+        let (rule, isUTC) = try #require(RecurrenceRuleMapping.recurrenceRule(for: spec))
+        let zone = isUTC ? TimeZone(identifier: "UTC")! : berlin
+        let first = try #require(spec.next(after: t0, in: zone))
+        let wall = LocalTime(timeZone: zone).wallClock(at: first).wall
+        let (year, month, day) = LocalTime.civil(days: LocalTime.floorDiv(wall, 86_400))
+        let seconds = wall - LocalTime.floorDiv(wall, 86_400) * 86_400
+        let start = RecurrenceRuleMapping.Start(
+            year: year,
+            month: month,
+            day: day,
+            hour: seconds / 3600,
+            minute: seconds % 3600 / 60,
+            second: seconds % 60
+        )
+        let back = try RecurrenceRuleMapping.expression(for: rule, start: start, zone: isUTC ? .utc : .floating).get()
+        // The same times, though maybe not the same text (`*:0/20` comes back as `*:00,20,40`): over DST changes too.
+        let again = try CalendarSpec(parsing: back, localZone: berlin)
+        var (a, b) = (t0, t0)
+        for _ in 0..<300 {
+            let (x, y) = (spec.next(after: a, in: berlin), again.next(after: b, in: berlin))
+            #expect(x == y, "\(rule) → \(back)")
+            guard let x, let y, x == y else { break }
+            (a, b) = (x, y)
+        }
+    }
+
+    @Test(arguments: ["*-*~01 12:00", "2027-*-* 09:00", "*-*-* 09:00 Europe/Berlin", "*-*-* 09:00:00.5"])
+    func anExpressionWithoutAnExactRRuleHasNone(_ text: String) throws {
+        #expect(RecurrenceRuleMapping.recurrenceRule(for: try CalendarSpec(parsing: text, localZone: berlin)) == nil)
+    }
+
+    @Test func anRRuleTakesWhatItLeavesOutFromDTStart() throws {
+        let wednesday = RecurrenceRuleMapping.Start(year: 2026, month: 11, day: 25, hour: 10, minute: 15, second: 0)
+        func expression(_ rule: String, _ zone: RecurrenceRuleMapping.Zone = .floating) throws -> String {
+            try RecurrenceRuleMapping.expression(for: rule, start: wednesday, zone: zone).get()
+        }
+        #expect(try expression("FREQ=WEEKLY") == "Wed *-*-* 10:15:00")
+        #expect(try expression("FREQ=MONTHLY") == "*-*-25 10:15:00")
+        #expect(try expression("FREQ=YEARLY", .utc) == "*-11-25 10:15:00 UTC")
+        #expect(try expression("FREQ=DAILY;BYHOUR=8,20;BYMINUTE=0") == "*-*-* 08,20:00:00")
+        #expect(try expression("FREQ=HOURLY;INTERVAL=1", .named("Asia/Tokyo")) == "*-*-* *:15:00 Asia/Tokyo")
+        for (rule, reason) in [
+            ("FREQ=DAILY;COUNT=3", "it ends (COUNT)"), ("FREQ=WEEKLY;INTERVAL=2", "every 2 periods"),
+            ("FREQ=MONTHLY;BYDAY=1MO", "an ordinal"), ("FREQ=MONTHLY;BYMONTHDAY=-1", "not in 1…31"),
+            ("FREQ=YEARLY;BYWEEKNO=20", "BYWEEKNO"), ("FREQ=SECONDLY", "FREQ=SECONDLY"),
+        ] {
+            guard
+                case .failure(let why) = RecurrenceRuleMapping.expression(for: rule, start: wednesday, zone: .floating)
+            else {
+                Issue.record("\(rule) was mapped")
+                continue
+            }
+            #expect(why.description.contains(reason), "\(rule): \(why)")
+        }
+    }
+}
+
+@Suite struct CalendarImportTests {
+    private func tasks(_ body: String) throws -> (tasks: [CalendarTask], skipped: [CalendarImportResult]) {
+        try CalendarInterchange.tasks(in: "BEGIN:VCALENDAR\r\n" + body + "END:VCALENDAR\r\n", timeZone: berlin)
+    }
+
+    @Test func alarmsBeforeTheDueDateAreWarningsAndAnyAlarmSwitchesRemindingOn() throws {
+        let read = try tasks(
+            """
+            BEGIN:VTODO\r
+            SUMMARY:Report\r
+            DTSTART:20270301T080000Z\r
+            DUE;TZID=Europe/Berlin:20270301T120000\r
+            PRIORITY:3\r
+            BEGIN:VALARM\r
+            TRIGGER:PT2H\r
+            END:VALARM\r
+            BEGIN:VALARM\r
+            TRIGGER;VALUE=DATE-TIME:20270301T105000Z\r
+            END:VALARM\r
+            BEGIN:VALARM\r
+            TRIGGER;RELATED=END:PT5M\r
+            END:VALARM\r
+            END:VTODO\r
+
+            """
+        )
+        let task = try #require(read.tasks.first)
+        #expect(task.dueDate == Date(timeIntervalSince1970: 1_803_898_800))  // 2027-03-01T11:00:00Z
+        #expect(task.shouldRemind && task.priority == .high)
+        // 08:00Z + 2h is an hour before the due date; 10:50Z is 10 minutes before; 5 minutes after is left out.
+        #expect(task.warnings == [3600, 600])
+        #expect(
+            task.notes == ["an alarm after the due date left out: nudge reminds at the due date and warns before it"]
+        )
+    }
+
+    @Test func aDayWithoutATimeIsDueAt9AndAZoneNudgeDoesNotKnowIsLocalTimeSaidSo() throws {
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:A\r\nDUE;VALUE=DATE:20270302\r\nEND:VTODO\r\nBEGIN:VTODO\r\nSUMMARY:B\r\n"
+                + "DUE;TZID=W. Europe Standard Time:20270302T100000\r\nEND:VTODO\r\n"
+        )
+        #expect(read.tasks.map(\.dueDate) == [1_803_974_400, 1_803_978_000].map(Date.init(timeIntervalSince1970:)))
+        #expect(read.tasks[0].notes == ["DUE is a day without a time: taken as 09:00 that day"])
+        #expect(read.tasks[1].notes.first?.contains("\"W. Europe Standard Time\" is not a zone name") == true)
+    }
+
+    @Test func eventsTasksWithoutASummaryAndRepeatedUIDsAreSkippedWithWhy() throws {
+        let read = try tasks(
+            "BEGIN:VEVENT\r\nSUMMARY:Dentist\r\nEND:VEVENT\r\nBEGIN:VTODO\r\nUID:a\r\nEND:VTODO\r\n"
+                + "BEGIN:VTODO\r\nUID:b\r\nSUMMARY:x\r\nEND:VTODO\r\nBEGIN:VTODO\r\nUID:b\r\nSUMMARY:y\r\nEND:VTODO\r\n"
+        )
+        #expect(read.tasks.map(\.text) == ["x"])
+        #expect(read.skipped.map(\.line) == [2, 5, 12])
+        #expect(
+            read.skipped.map { $0.notes.first ?? "" }.map { $0.prefix(20) } == [
+                "an event (VEVENT): n", "it has no SUMMARY, a", "its UID was already ",
+            ]
+        )
+    }
+
+    @Test func importingTwiceChangesNothingAndAnExportImportsUnchanged() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.addItem(text: "plain", listID: 1)
+        _ = try book.addItem(text: "due", listID: 1, dueDate: t0 + 86_400.25, shouldRemind: true, warnings: [600])
+        _ = try book.addItem(text: "weekly", listID: 1, shouldRemind: true, repeatRule: "Mon 09:00")
+        _ = try book.addItem(text: "odd, rule", listID: 1, repeatRule: "*-*~01 12:00", priority: .low)
+        _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
+        let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
+        let file = CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: berlin)
+
+        let (exported, _) = try CalendarInterchange.tasks(in: file, timeZone: berlin)
+        let (results, outcome) = try book.importTasks(exported, into: 1)
+        #expect(results.map(\.outcome) == Array(repeating: .unchanged, count: 4), "\(results)")
+        #expect(results.map(\.itemID) == [1, 2, 3, 4])
+        #expect(outcome.isEmpty)
+
+        // A task from elsewhere: created once, then matched by its UID.
+        let other = try tasks("BEGIN:VTODO\r\nUID:x-1@example\r\nSUMMARY:other\r\nEND:VTODO\r\n").tasks
+        let (created, added) = try book.importTasks(other, into: 1)
+        #expect(created.map(\.outcome) == [.created] && added.changes.count == 1)
+        #expect(book.library.item(id: 5)?.calendarUID == "x-1@example")
+        let (again, none) = try book.importTasks(other, into: 1)
+        #expect(again.map(\.outcome) == [.unchanged] && none.isEmpty)
+    }
+
+    @Test func tasksWithoutUIDMatchItemsByTextOneEachTheSameAtEveryImport() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:water\r\nPRIORITY:1\r\nEND:VTODO\r\nBEGIN:VTODO\r\nSUMMARY:water\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(try book.importTasks(read, into: 1).0.map(\.outcome) == [.created, .created])
+        let (second, outcome) = try book.importTasks(read, into: 1)
+        #expect(second.map(\.outcome) == [.unchanged, .unchanged] && second.map(\.itemID) == [1, 2])
+        #expect(outcome.isEmpty)
+        #expect(book.library.item(id: 1)?.priority == .high && book.library.item(id: 2)?.priority == .normal)
+    }
+
+    @Test func anEditedTaskUpdatesItsItemAndAnItemRemovedComesBackUnderItsOldUID() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        _ = try book.addItem(text: "pack", listID: 1, dueDate: t0 + 3600, shouldRemind: true)
+        let uid = "1-\(book.library.storeID)@nudge"
+        let edited = try tasks(
+            "BEGIN:VTODO\r\nUID:\(uid)\r\nSUMMARY:pack bags\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\n"
+        ).tasks
+        let (updated, outcome) = try book.importTasks(edited, into: 1)
+        #expect(updated.map(\.outcome) == [.updated] && updated.first?.itemID == 1)
+        #expect(outcome.events.map(\.kind) == [.cancelled], "checking it off withdrew its reminder")
+        let item = try #require(book.library.item(id: 1))
+        #expect(item.text == "pack bags" && item.checked && item.dueDate == nil)
+
+        _ = try book.removeItem(itemID: 1)
+        let (back, _) = try book.importTasks(edited, into: 1)
+        #expect(back.map(\.outcome) == [.created] && back.first?.itemID == 2)
+        #expect(book.library.item(id: 2)?.calendarUID == uid)
+        #expect(try book.importTasks(edited, into: 1).0.map(\.outcome) == [.unchanged])
+    }
+}
