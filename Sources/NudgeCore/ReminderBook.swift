@@ -53,6 +53,12 @@ public struct ReminderBook: Sendable {
         self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow, timeZone: timeZone)
     }
 
+    /// How late a reminder may be found and still fire, for those found late from now on (a reload of nudged's
+    /// settings).
+    public mutating func setCatchUpWindow(_ window: TimeInterval) {
+        scheduler.catchUpWindow = window
+    }
+
     /// Call once after loading: schedules every reminder the library holds, fires late what fell due unhandled
     /// within the catch-up window and reports the older ones missed, recording both so no restart repeats them.
     public mutating func start() -> Outcome {

@@ -54,14 +54,26 @@ public struct NudgedCommand: AsyncParsableCommand {
 
             Example: nudged --sinks journal,command --on-fire notify-pager --team ops
 
+            Settings: each option may also come from the environment (NUDGE_ and the option in capitals: \
+            --catch-up-window is NUDGE_CATCH_UP_WINDOW) or from a JSON config file, --config, else $NUDGE_CONFIG, \
+            else $XDG_CONFIG_HOME/nudge/config.json (~/.config/nudge/config.json) if it exists:
+
+              {"sinks": ["journal", "log"], "catchUpWindow": "2h", "maxConnections": 256}
+
+            A flag wins over the environment, which wins over the file, which wins over the default; \
+            --print-config shows every value and where it came from. SIGHUP (systemctl reload) reads the file \
+            again: a new catchUpWindow applies at once, the log says which other changes need a restart, and a \
+            bad file keeps the running settings. At start, a bad file is refused naming its line and key (exit 78).
+
             Under systemd (Type=notify; units/ has a user and a system unit) nudged tells $NOTIFY_SOCKET READY=1 \
             once it serves, WATCHDOG=1 every half WatchdogSec= while its scheduler answers, and STOPPING=1 on \
             SIGTERM. Without NOTIFY_SOCKET it sends nothing and sets no timer.
 
             Exit status: 0 stopped cleanly; 1 any other failure; 3 the store cannot be used (locked by another \
             nudged, unreadable, or from a newer nudge); 4 the socket cannot be used (another nudged serves it, its \
-            directory is not yours alone, or it cannot be bound); 64 bad arguments. The units do not restart \
-            nudged after 3, 4 or 64: only a person can fix those.
+            directory is not yours alone, or it cannot be bound); 64 bad arguments; 78 a bad setting in the \
+            environment or the config file. The units do not restart nudged after 3, 4, 64 or 78: only a person \
+            can fix those.
             """,
         version: NudgeVersion.current
     )
@@ -77,50 +89,62 @@ public struct NudgedCommand: AsyncParsableCommand {
     )
     var checkStore = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The config file (default: $NUDGE_CONFIG, else $XDG_CONFIG_HOME/nudge/config.json, used if it exists).",
+            valueName: "path"
+        )
+    )
+    var config: String?
+
+    @Flag(help: "Print every setting, its value and where it came from (flag, environment, file, default), and exit.")
+    var printConfig = false
+
     @Option(name: .long, help: ArgumentHelp("The Unix socket to serve the API on.", valueName: "path"))
     var socket: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Reminders missed by less than this while nudged was down still fire, late; older ones are reported missed. A number with s, m, h or d.",
+            "Reminders missed by less than this while nudged was down still fire, late; older ones are reported missed. A number with s, m, h or d (default 24h). A reload (SIGHUP) applies a new one.",
             valueName: "duration"
         )
     )
-    var catchUpWindow: String = "24h"
+    var catchUpWindow: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "wall: the machine's clock. manual or manual:INSTANT: a virtual clock, starting now or at INSTANT (ISO 8601), that moves only when told to (POST /v1/clock, nudge clock); for testing. See Testing with a manual clock in the README.",
+            "wall (the default): the machine's clock. manual or manual:INSTANT: a virtual clock, starting now or at INSTANT (ISO 8601), that moves only when told to (POST /v1/clock, nudge clock); for testing. See Testing with a manual clock in the README.",
             valueName: "clock"
         )
     )
-    var clock: String = "wall"
+    var clock: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Keep this many of the latest events in the event history (GET /v1/events, nudge events); 1 to 10000000.",
+            "Keep this many of the latest events in the event history (GET /v1/events, nudge events); 1 to 10000000 (default 100000).",
             valueName: "count"
         )
     )
-    var historyEvents: Int = HistoryLimits.standard.count
+    var historyEvents: Int?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Keep only the events decided within this long of the latest one (a duration, like 30d or 12h).",
+            "Keep only the events decided within this long of the latest one (a duration, like 30d, the default, or 12h).",
             valueName: "duration"
         )
     )
-    var historyAge: String = "30d"
+    var historyAge: String?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level")
+        help: ArgumentHelp("trace, debug, info (the default), notice, warning, error or critical.", valueName: "level")
     )
-    var logLevel: String = "info"
+    var logLevel: String?
 
     @Option(
         name: .long,
@@ -133,54 +157,57 @@ public struct NudgedCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("on-fire-timeout"),
-        help: ArgumentHelp("Stop an --on-fire program still running after this long.", valueName: "duration")
+        help: ArgumentHelp(
+            "Stop an --on-fire program still running after this long (default 30s).",
+            valueName: "duration"
+        )
     )
-    var onFireTimeout: String = "30s"
+    var onFireTimeout: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Compact the store's change log into its snapshot once the log passes this size (K, M or G: KiB, MiB, GiB; 4K to 1G). Smaller means quicker starts and more snapshot writes; nudged also compacts when it stops.",
+            "Compact the store's change log into its snapshot once the log passes this size (K, M or G: KiB, MiB, GiB; 4K to 1G; default 16M). Smaller means quicker starts and more snapshot writes; nudged also compacts when it stops.",
             valueName: "size"
         )
     )
-    var compactAfter: String = "16M"
+    var compactAfter: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Serve at most this many connections at once; past it a new connection is answered 503. nudged raises its open-file limit to fit, up to the hard limit.",
+            "Serve at most this many connections at once (default 4096); past it a new connection is answered 503. nudged raises its open-file limit to fit, up to the hard limit.",
             valueName: "count"
         )
     )
-    var maxConnections: Int = ConnectionLimits().connections
+    var maxConnections: Int?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Close a connection that has sent part of a request head but not all of it within this long.",
+            "Close a connection that has sent part of a request head but not all of it within this long (default 10s).",
             valueName: "duration"
         )
     )
-    var requestHeadTimeout: String = "10s"
+    var requestHeadTimeout: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Close a connection whose request body has not all come within this long of its head.",
+            "Close a connection whose request body has not all come within this long of its head (default 30s).",
             valueName: "duration"
         )
     )
-    var requestBodyTimeout: String = "30s"
+    var requestBodyTimeout: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Close a connection that waits this long with no request under way (event streams are never idle), or whose client reads none of an answer for this long.",
+            "Close a connection that waits this long with no request under way (event streams are never idle), or whose client reads none of an answer for this long (default 60s).",
             valueName: "duration"
         )
     )
-    var idleTimeout: String = "60s"
+    var idleTimeout: String?
 
     @Option(
         name: .customLong("on-fire"),
@@ -194,93 +221,67 @@ public struct NudgedCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func validate() throws {
-        guard DurationText.seconds(catchUpWindow) != nil else {
-            throw ValidationError(
-                "--catch-up-window \"\(catchUpWindow)\" is not a duration; use a whole number with s, m, h or d, like 24h or 90m"
-            )
-        }
-        guard let timeout = DurationText.seconds(onFireTimeout), timeout > 0 else {
-            throw ValidationError(
-                "--on-fire-timeout \"\(onFireTimeout)\" is not a positive duration; use a whole number with s, m, h or d, like 30s"
-            )
-        }
-        for (flag, value) in [
-            ("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
-            ("--idle-timeout", idleTimeout),
-        ] {
-            guard let seconds = DurationText.seconds(value), seconds > 0, seconds <= 7 * 86_400 else {
-                throw ValidationError(
-                    "\(flag) \"\(value)\" is not a duration from 1s to 7d; use a whole number with s, m, h or d, like 30s"
-                )
-            }
-        }
-        guard let compaction = Self.bytes(compactAfter), (4 << 10...1 << 30).contains(compaction) else {
-            throw ValidationError(
-                "--compact-after \"\(compactAfter)\" is not a size from 4K to 1G; use a whole number with K, M or G, like 16M"
-            )
-        }
-        _ = try clockChoice()
-        guard (1...HistoryLimits.maximumCount).contains(historyEvents) else {
-            throw ValidationError(
-                "--history-events \(historyEvents) is not from 1 to \(HistoryLimits.maximumCount) events"
-            )
-        }
-        guard let age = DurationText.seconds(historyAge), age > 0 else {
-            throw ValidationError(
-                "--history-age \"\(historyAge)\" is not a positive duration; use a number with s, m, h or d, like 30d"
-            )
-        }
-        guard (1...1_000_000).contains(maxConnections) else {
-            throw ValidationError("--max-connections \(maxConnections) is not from 1 to 1000000 connections")
-        }
+    /// The settings given as flags, by their key in the config file.
+    var flags: [NudgedSettings.Key: NudgedSettings.Value] {
+        var flags: [NudgedSettings.Key: NudgedSettings.Value] = [:]
+        let texts: [(NudgedSettings.Key, String?)] = [
+            (.store, store), (.socket, socket), (.onFireTimeout, onFireTimeout), (.catchUpWindow, catchUpWindow),
+            (.clock, clock), (.historyAge, historyAge), (.logLevel, logLevel), (.compactAfter, compactAfter),
+            (.requestHeadTimeout, requestHeadTimeout), (.requestBodyTimeout, requestBodyTimeout),
+            (.idleTimeout, idleTimeout),
+        ]
+        for case (let key, let text?) in texts { flags[key] = .text(text) }
+        if let historyEvents { flags[.historyEvents] = .number(historyEvents) }
+        if let maxConnections { flags[.maxConnections] = .number(maxConnections) }
         if let sinks {
-            let kinds = try SinkSelection.parse(sinks)
-            if kinds.contains(.command) && onFire.isEmpty {
-                throw ValidationError(
-                    "--sinks names command, but no --on-fire program is given; add --on-fire PROGRAM last"
-                )
-            }
-            if !kinds.contains(.command) && !onFire.isEmpty {
-                throw ValidationError(
-                    "--on-fire gives a program, but --sinks leaves out command; add command to --sinks"
-                )
-            }
+            flags[.sinks] = .list(sinks.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError(
-                "--log-level \"\(logLevel)\" is not a level; use one of trace, debug, info, notice, warning, error, critical"
-            )
-        }
+        if !onFire.isEmpty { flags[.onFire] = .list(onFire) }
+        return flags
     }
 
     public func run() async throws {
-        if checkStore { return try Self.checkStore(ServicePaths(storeFlag: store, socketFlag: socket).store) }
-        var logger = Logger(label: "nudged") { OneLineLogHandler(StreamLogHandler.standardError(label: $0)) }
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let paths = ServicePaths(storeFlag: store, socketFlag: socket)
+        let environment = ProcessInfo.processInfo.environment
+        let (configFile, named) = NudgedSettings.configPath(flag: config, environment: environment)
         do {
+            let settings = try await NudgedSettings.read(
+                flags: flags,
+                environment: environment,
+                configFile: configFile,
+                named: named
+            )
+            let options = try DaemonOptions(settings, environment: environment)
+            if printConfig {
+                let paths = [NudgedSettings.Key.store: options.paths.store, .socket: options.paths.socket]
+                return print(settings.lines(workedOut: paths).joined(separator: "\n"))
+            }
+            if checkStore { return try Self.checkStore(options.paths.store) }
+            var logger = Logger(label: "nudged") { OneLineLogHandler(StreamLogHandler.standardError(label: $0)) }
+            logger.logLevel = options.logLevel
             let selection = SinkSelection(
-                requested: try sinks.map(SinkSelection.parse),
-                onFire: onFire,
-                onFireTimeout: .seconds(DurationText.seconds(onFireTimeout) ?? 30),
-                environment: ProcessInfo.processInfo.environment,
+                requested: options.sinks,
+                onFire: options.onFire,
+                onFireTimeout: .seconds(options.onFireTimeout),
+                environment: environment,
                 onTerminal: isatty(STDERR_FILENO) == 1,
                 logger: logger
             )
-            try await Daemon(
-                paths: paths,
-                compactAfter: Self.bytes(compactAfter) ?? StoreOptions.defaultCompactionThreshold,
-                catchUpWindow: DurationText.seconds(catchUpWindow) ?? 86_400,
-                clock: try clockChoice(),
-                historyLimits: HistoryLimits(
-                    count: historyEvents,
-                    age: DurationText.seconds(historyAge) ?? HistoryLimits.standard.age
-                ),
-                sinks: selection,
-                limits: connectionLimits,
-                logger: logger
-            ).run()
+            let reload: Daemon.Reload = { [flags] in
+                let settings = try await NudgedSettings.read(
+                    flags: flags,
+                    environment: environment,
+                    configFile: configFile,
+                    named: named
+                )
+                return try DaemonOptions(settings, environment: environment)
+            }
+            try await Daemon(options: options, settings: settings, sinks: selection, logger: logger, reload: reload)
+                .run()
+        } catch let failure as DaemonError {
+            FileHandle.standardError.write(Data("nudged: \(failure.description)\n".utf8))
+            throw ExitCode(failure.code.rawValue)
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             let failure = DaemonError.from(error)
             FileHandle.standardError.write(Data("nudged: \(failure.description)\n".utf8))
@@ -297,33 +298,6 @@ public struct NudgedCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("nudged: \(error.description)\n".utf8))
             throw ExitCode(DaemonError.Code.store.rawValue)
         }
-    }
-
-    /// `--clock`: the wall clock, or a manual one starting at the instant given (now when none is).
-    func clockChoice() throws -> ClockChoice {
-        if clock == "wall" { return .wall }
-        if clock == "manual" { return .manual(start: Date()) }
-        if clock.hasPrefix("manual:") {
-            let instant = String(clock.dropFirst("manual:".count))
-            if let start = InstantFormat.parse(instant) { return .manual(start: start) }
-            throw ValidationError(
-                "--clock manual:\(instant): \"\(instant)\" is not an ISO 8601 date-time with an offset; use "
-                    + "one like manual:2027-01-01T09:00:00Z"
-            )
-        }
-        throw ValidationError(
-            "--clock \"\(clock)\" is not a clock; use wall, manual, or manual:INSTANT like manual:2027-01-01T09:00:00Z"
-        )
-    }
-
-    /// The connection flags, validated above.
-    var connectionLimits: ConnectionLimits {
-        var limits = ConnectionLimits()
-        limits.connections = maxConnections
-        limits.requestHead = .seconds(Int64(DurationText.seconds(requestHeadTimeout) ?? 10))
-        limits.requestBody = .seconds(Int64(DurationText.seconds(requestBodyTimeout) ?? 30))
-        limits.idle = .seconds(Int64(DurationText.seconds(idleTimeout) ?? 60))
-        return limits
     }
 
     /// `4K`, `16M`, `1G` (powers of 1024), or plain bytes.
@@ -360,6 +334,10 @@ struct DaemonError: Error, CustomStringConvertible {
         case failure = 1
         case store = 3
         case socket = 4
+        /// A bad flag, as ArgumentParser's own refusals.
+        case usage = 64
+        /// A bad setting in the environment or the config file (sysexits' EX_CONFIG).
+        case configuration = 78
     }
 
     let code: Code
@@ -367,6 +345,10 @@ struct DaemonError: Error, CustomStringConvertible {
 
     static func socket(_ sentence: String) -> DaemonError {
         DaemonError(code: .socket, description: sentence)
+    }
+
+    static func configuration(_ sentence: String) -> DaemonError {
+        DaemonError(code: .configuration, description: sentence)
     }
 
     /// Whatever ended a run, with its status: a store that cannot be used is the store's; the rest is a failure.
@@ -385,15 +367,15 @@ struct DaemonError: Error, CustomStringConvertible {
 
 /// One run of the service, from opening the store to removing the socket.
 struct Daemon {
-    let paths: ServicePaths
-    /// Log bytes past which the store compacts.
-    let compactAfter: Int
-    let catchUpWindow: TimeInterval
-    let clock: ClockChoice
-    let historyLimits: HistoryLimits
+    let options: DaemonOptions
+    let settings: NudgedSettings
     let sinks: SinkSelection
-    let limits: ConnectionLimits
     let logger: Logger
+    /// Reads the settings again (SIGHUP): the same flags and environment, the config file as it is now.
+    typealias Reload = @Sendable () async throws -> DaemonOptions
+    let reload: Reload
+
+    var paths: ServicePaths { options.paths }
 
     func run() async throws {
         // Past a file-size limit (RLIMIT_FSIZE) a save must fail with EFBIG and be answered as an error, like a
@@ -404,7 +386,10 @@ struct Daemon {
         try makeStorePrivate()
         let store = try ChecklistStore.open(
             path: paths.store,
-            options: StoreOptions(compactionThreshold: compactAfter, historyLimits: historyLimits) { [logger] notice in
+            options: StoreOptions(
+                compactionThreshold: options.compactAfter,
+                historyLimits: options.historyLimits
+            ) { [logger] notice in
                 logger.notice("\(notice)")
             }
         )
@@ -412,14 +397,14 @@ struct Daemon {
         defer { store.close() }
         for note in store.openingNotes { logger.notice("\(note)") }
         for warning in sinks.warnings { logger.warning("\(warning)") }
-        let (serviceClock, timer) = clock.make()
-        if case .manual(let start) = clock {
+        let (serviceClock, timer) = options.clock.make()
+        if case .manual(let start) = options.clock {
             logger.notice("running on a manual clock, at \(InstantFormat.format(start)); it moves only when told to")
         }
         let service = ReminderService(
             store: store,
             clock: serviceClock,
-            catchUpWindow: catchUpWindow,
+            catchUpWindow: options.catchUpWindow,
             sinks: sinks.sinks,
             logger: logger,
             timer: timer
@@ -434,7 +419,7 @@ struct Daemon {
         let server = try APIServer.make(
             service: service,
             socket: paths.socket,
-            limits: fittedToOpenFileLimit(limits),
+            limits: fittedToOpenFileLimit(options.limits),
             logger: logger
         ) {
             await systemd?.serverIsRunning()
@@ -448,7 +433,11 @@ struct Daemon {
         // service finishes its commits under way and lets the sinks finish.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [service, server] + (systemd.map { [$0] } ?? []),
+                services: [
+                    service, server,
+                    ConfigurationReloader(running: options, reload: reload, service: service, logger: logger),
+                ]
+                    + (systemd.map { [$0] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

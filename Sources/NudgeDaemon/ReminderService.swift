@@ -22,7 +22,8 @@ final class ReminderService: Service {
     let writer: StoreWriter
     private let sinks: [SinkQueue]
     private let clock: any WallClock
-    private let catchUpWindow: TimeInterval
+    /// What a new book gets (after a failed write); a reload may change it.
+    private let catchUpWindow: Mutex<TimeInterval>
     private let logger: Logger
     private let makeTimer: MakeTimer
     private let inputs: AsyncStream<Input>
@@ -44,7 +45,7 @@ final class ReminderService: Service {
         writer = StoreWriter(store: store)
         self.sinks = sinks.map { SinkQueue($0, logger: logger) }
         self.clock = clock
-        self.catchUpWindow = catchUpWindow
+        self.catchUpWindow = Mutex(catchUpWindow)
         self.logger = logger
         self.makeTimer = makeTimer
         (inputs, input) = AsyncStream.makeStream()
@@ -318,6 +319,15 @@ final class ReminderService: Service {
         try writer.store.events(after: after, limit: limit, scanLimit: 50_000, matching: matches)
     }
 
+    /// A reload's new `--catch-up-window`, for reminders found late from now on.
+    func setCatchUpWindow(_ window: TimeInterval) async throws {
+        try await perform { book in
+            self.catchUpWindow.withLock { $0 = window }
+            book.setCatchUpWindow(window)
+            return ((), ReminderBook.Outcome())
+        }
+    }
+
     // MARK: Calendar files
 
     /// Every item, or one list's, as a VCALENDAR of tasks, in ID order.
@@ -488,7 +498,7 @@ final class ReminderService: Service {
     }
 
     private func newBook() -> ReminderBook {
-        ReminderBook(library: writer.store.library, clock: clock, catchUpWindow: catchUpWindow)
+        ReminderBook(library: writer.store.library, clock: clock, catchUpWindow: catchUpWindow.withLock { $0 })
     }
 
     /// Waits until a commit is durable (the writer carries it out then), and answers; if it failed, has the loop

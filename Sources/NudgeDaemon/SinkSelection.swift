@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import Logging
 import NudgeSinks
@@ -17,20 +16,9 @@ struct SinkSelection {
     /// Sinks asked for by name that cannot run here, said as a warning each.
     private(set) var warnings: [String] = []
 
-    /// `journal,desktop` → [.journal, .desktop]; throws a sentence naming the unknown word.
-    static func parse(_ list: String) throws(ValidationError) -> [Kind] {
-        let words = list.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        return try words.map { (word) throws(ValidationError) in
-            guard let kind = Kind(rawValue: word) else {
-                throw ValidationError(
-                    "--sinks \"\(list)\": \"\(word)\" is not a sink; use a comma-separated list of "
-                        + Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                )
-            }
-            return kind
-        }
+    /// The sink a word names (`journal`), or nil.
+    static func kind(_ word: String) -> Kind? {
+        Kind(rawValue: word.trimmingCharacters(in: .whitespaces))
     }
 
     init(

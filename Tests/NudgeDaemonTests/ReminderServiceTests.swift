@@ -193,6 +193,28 @@ import Testing
         #expect(rig.store.library.lists[0].items.allSatisfy { $0.lastFiredAt != nil })
     }
 
+    /// A reload's catch-up window decides from then on: found 10 min late, a reminder fires under the start's 1 h
+    /// window, and is missed under a reloaded 5 min one.
+    @Test func aReloadedCatchUpWindowDecidesForRemindersFoundLateFromThenOn() async throws {
+        let rig = Rig(catchUpWindow: 3600)
+        let entries = try await rig.running {
+            _ = try await rig.add("within", dueIn: 60)
+            rig.clock.advance(by: 660)
+            rig.timer.wake()
+            #expect(try await rig.service.pending.isEmpty)
+            try await rig.service.setCatchUpWindow(300)
+            _ = try await rig.add("past the new window", dueIn: 60)
+            rig.clock.advance(by: 660)
+            rig.timer.wake()
+            #expect(try await rig.service.pending.isEmpty)
+        }
+        #expect(entries.compactMap(\.delivery).map(\.reminder.text) == ["within"])
+        let missed = entries.compactMap { entry -> String? in
+            if case .observed(let event) = entry, event.kind == .missed { event.text } else { nil }
+        }
+        #expect(missed == ["past the new window"])
+    }
+
     @Test func aFailedWriteIsRefusedChangesNothingAndKeepsWhatWasPending() async throws {
         let rig = Rig()
         _ = try await rig.running {
