@@ -294,10 +294,29 @@ final class Daemon: Sendable {
         )
     }
 
-    /// SIGTERM, then waits; returns the exit status.
+    /// SIGTERM, then waits for nudged to exit; returns the exit status. nudged stops within about a second: one still
+    /// running `patience` after SIGTERM is a fault, recorded with its log and its threads' states, then killed, so a
+    /// hang is reported where it happened instead of as some test's time limit.
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = ContinuousClock.now + patience
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning {
+            let pid = process.processIdentifier
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            let threads = tasks.sorted().map { task in
+                let file = { (name: String) in
+                    (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/\(name)", encoding: .utf8))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                }
+                return "\(task) \(file("comm")) waits in \(file("wchan"))"
+            }
+            let said = "nudged (pid \(pid)) did not stop within \(patience) of SIGTERM; its threads: "
+            Issue.record("\(said)\(threads.joined(separator: "; "))\nits log ends:\n\(logLines.tail())")
+            kill(pid, SIGKILL)
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -148,16 +148,27 @@ import Testing
         _ = try await daemon.ready()
 
         // A client adds items one after another until nudged stops answering; SIGTERM lands among them.
-        final class Acknowledged: Sendable { let texts = Mutex<[String]>([]) }
+        final class Acknowledged: Sendable {
+            let texts = Mutex<[String]>([])
+            /// The add that ended the run, refused or unanswered.
+            let last = Mutex<String?>(nil)
+        }
         let acknowledged = Acknowledged()
         let writer = Task {
             for number in 1...10_000 {
                 let text = "change \(number)"
-                guard (try? await sandbox.nudge("add", text))?.status == 0 else { return }
+                let result = try? await sandbox.nudge("add", text)
+                guard result?.status == 0 else {
+                    acknowledged.last.withLock { $0 = result.map { "\($0)" } ?? "nudge did not run" }
+                    return
+                }
                 acknowledged.texts.withLock { $0.append(text) }
             }
         }
-        try await eventually("10 acknowledged adds", seen: { daemon.log }) {
+        try await eventually(
+            "10 acknowledged adds",
+            seen: { "the add that ended them: \(acknowledged.last.withLock { $0 } ?? "none yet"); \(daemon.log)" }
+        ) {
             acknowledged.texts.withLock { $0.count } >= 10
         }
         let (took, _) = await daemon.terminate()
