@@ -1,4 +1,5 @@
 import Logging
+import NudgeSinks
 import ServiceLifecycle
 import UnixSignals
 
@@ -9,6 +10,7 @@ struct ConfigurationReloader: Service {
     let running: DaemonOptions
     let reload: Daemon.Reload
     let service: ReminderService
+    let logLevel: SharedLogLevel
     let logger: Logger
 
     func run() async throws {
@@ -38,6 +40,7 @@ struct ConfigurationReloader: Service {
                 do {
                     switch key {
                     case .catchUpWindow: try await service.setCatchUpWindow(next.catchUpWindow)
+                    case .logLevel: logLevel.level = next.logLevel
                     default: break
                     }
                     current = current.replacing(key, from: next.settings)

@@ -62,7 +62,7 @@ public struct NudgedCommand: AsyncParsableCommand {
 
             A flag wins over the environment, which wins over the file, which wins over the default; \
             --print-config shows every value and where it came from. SIGHUP (systemctl reload) reads the file \
-            again: a new catchUpWindow applies at once, the log says which other changes need a restart, and a \
+            again: a new catchUpWindow or logLevel applies at once, the log says which other changes need a restart, and a \
             bad file keeps the running settings. At start, a bad file is refused naming its line and key (exit 78).
 
             Under systemd (Type=notify; units/ has a user and a system unit) nudged tells $NOTIFY_SOCKET READY=1 \
@@ -256,8 +256,10 @@ public struct NudgedCommand: AsyncParsableCommand {
                 return print(settings.lines(workedOut: paths).joined(separator: "\n"))
             }
             if checkStore { return try Self.checkStore(options.paths.store) }
-            var logger = Logger(label: "nudged") { OneLineLogHandler(StreamLogHandler.standardError(label: $0)) }
-            logger.logLevel = options.logLevel
+            let logLevel = SharedLogLevel(options.logLevel)
+            let logger = Logger(label: "nudged") {
+                OneLineLogHandler(StreamLogHandler.standardError(label: $0), level: logLevel)
+            }
             let selection = SinkSelection(
                 requested: options.sinks,
                 onFire: options.onFire,
@@ -275,8 +277,14 @@ public struct NudgedCommand: AsyncParsableCommand {
                 )
                 return try DaemonOptions(settings, environment: environment)
             }
-            try await Daemon(options: options, settings: settings, sinks: selection, logger: logger, reload: reload)
-                .run()
+            try await Daemon(
+                options: options,
+                settings: settings,
+                sinks: selection,
+                logger: logger,
+                logLevel: logLevel,
+                reload: reload
+            ).run()
         } catch let failure as DaemonError {
             FileHandle.standardError.write(Data("nudged: \(failure.description)\n".utf8))
             throw ExitCode(failure.code.rawValue)
@@ -371,6 +379,7 @@ struct Daemon {
     let settings: NudgedSettings
     let sinks: SinkSelection
     let logger: Logger
+    let logLevel: SharedLogLevel
     /// Reads the settings again (SIGHUP): the same flags and environment, the config file as it is now.
     typealias Reload = @Sendable () async throws -> DaemonOptions
     let reload: Reload
@@ -435,7 +444,13 @@ struct Daemon {
             configuration: ServiceGroupConfiguration(
                 services: [
                     service, server,
-                    ConfigurationReloader(running: options, reload: reload, service: service, logger: logger),
+                    ConfigurationReloader(
+                        running: options,
+                        reload: reload,
+                        service: service,
+                        logLevel: logLevel,
+                        logger: logger
+                    ),
                 ]
                     + (systemd.map { [$0] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],

@@ -49,7 +49,7 @@ struct NudgedSettings: Sendable, Equatable {
         }
 
         /// What a reload can change in a running nudged; the rest needs a restart.
-        var changesAtRunTime: Bool { self == .catchUpWindow }
+        var changesAtRunTime: Bool { self == .catchUpWindow || self == .logLevel }
     }
 
     enum Value: Sendable, Equatable, CustomStringConvertible {

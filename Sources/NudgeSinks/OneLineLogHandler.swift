@@ -1,14 +1,33 @@
 import Logging
 import NudgeCore
+import Synchronization
+
+/// A log level held once for many loggers: loggers are values, copied into every part of nudged, and a reload
+/// changes the level of all of them.
+public final class SharedLogLevel: Sendable {
+    private let current: Mutex<Logger.Level>
+
+    public init(_ level: Logger.Level) {
+        current = Mutex(level)
+    }
+
+    public var level: Logger.Level {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+}
 
 /// Keeps every log record on one line whatever it quotes: control characters in the message and the metadata (an
 /// item's text may hold newlines or terminal escape sequences) are written escaped, as `\n` or `\u{1B}`, so nobody
 /// can forge a log line or drive a terminal through nudged's log. Wraps the handler that writes.
 public struct OneLineLogHandler: LogHandler {
     private var wrapped: any LogHandler
+    private let sharedLevel: SharedLogLevel?
 
-    public init(_ wrapped: any LogHandler) {
+    /// With `level`, every logger made with it logs at that level, which a reload of nudged's settings may change.
+    public init(_ wrapped: any LogHandler, level: SharedLogLevel? = nil) {
         self.wrapped = wrapped
+        self.sharedLevel = level
     }
 
     public var metadataProvider: Logger.MetadataProvider? {
@@ -22,8 +41,10 @@ public struct OneLineLogHandler: LogHandler {
     }
 
     public var logLevel: Logger.Level {
-        get { wrapped.logLevel }
-        set { wrapped.logLevel = newValue }
+        get { sharedLevel?.level ?? wrapped.logLevel }
+        set {
+            if let sharedLevel { sharedLevel.level = newValue } else { wrapped.logLevel = newValue }
+        }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

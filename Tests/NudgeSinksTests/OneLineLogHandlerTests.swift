@@ -27,6 +27,18 @@ import Testing
         }
     }
 
+    @Test func loggersMadeWithASharedLevelAllFollowItsChanges() {
+        let level = SharedLogLevel(.info)
+        let first = Logger(label: "a") { _ in OneLineLogHandler(SwiftLogNoOpLogHandler(), level: level) }
+        let second = Logger(label: "b") { _ in OneLineLogHandler(SwiftLogNoOpLogHandler(), level: level) }
+        #expect(first.logLevel == .info && second.logLevel == .info)
+        level.level = .debug
+        #expect(first.logLevel == .debug && second.logLevel == .debug)
+        var third = second
+        third.logLevel = .error
+        #expect(first.logLevel == .error && level.level == .error)
+    }
+
     @Test func anItemsTextCannotStartALineOrReachTheTerminalThroughTheLogSink() async {
         let capture = Capture()
         let sink = LogSink(logger: Logger(label: "test") { _ in OneLineLogHandler(capture) })
