@@ -201,14 +201,22 @@ public struct ReminderBook: Sendable {
     ) {
         guard library.list(id: listID) != nil else { throw .unknownList(listID) }
         var byUID: [String: Int] = [:]
+        for list in library.lists {
+            for item in list.items { if let uid = item.calendarUID { byUID[uid] = item.itemID } }
+        }
+        func item(uid: String) -> Int? {
+            let own = CalendarInterchange.itemID(fromUID: uid, storeID: library.storeID)
+            return own.flatMap { library.item(id: $0) != nil ? $0 : nil } ?? byUID[uid]
+        }
+        // A task without a UID may take an item that is no other program's and that no task of this file names by
+        // UID; two tasks with the same text take two items, the same two at every import.
+        let named = Set(tasks.compactMap { $0.uid.flatMap(item(uid:)) })
         var byText: [String: [Int]] = [:]
         for list in library.lists {
-            for item in list.items {
-                if let uid = item.calendarUID { byUID[uid] = item.itemID }
+            for item in list.items where item.calendarUID == nil && !named.contains(item.itemID) {
                 byText[item.text, default: []].append(item.itemID)
             }
         }
-        // Two tasks with the same text and no UID match two items, the same two at every import.
         for text in byText.keys { byText[text]?.sort(by: >) }
         var results: [CalendarImportResult] = []
         var outcome = Outcome()
@@ -220,13 +228,7 @@ public struct ReminderBook: Sendable {
                 outcome: .unchanged,
                 notes: task.notes
             )
-            let itemID: Int?
-            if let uid = task.uid {
-                let own = CalendarInterchange.itemID(fromUID: uid, storeID: library.storeID)
-                itemID = own.flatMap { library.item(id: $0) != nil ? $0 : nil } ?? byUID[uid]
-            } else {
-                itemID = byText[task.text]?.popLast()
-            }
+            let itemID = task.uid.map(item(uid:)) ?? byText[task.text]?.popLast()
             do {
                 if let itemID, let item = library.item(id: itemID) {
                     result.itemID = itemID
@@ -235,7 +237,7 @@ public struct ReminderBook: Sendable {
                         result.outcome = .updated
                     }
                 } else {
-                    var (item, added) = try addItem(
+                    let (item, added) = try addItem(
                         text: task.text,
                         listID: listID,
                         dueDate: task.dueDate,
@@ -245,19 +247,18 @@ public struct ReminderBook: Sendable {
                         warnings: task.warnings,
                         calendarUID: task.uid
                     )
-                    if task.checked, task.repeatRule == nil {
-                        added.append(contentsOf: try editItem(itemID: item.itemID, ItemEdit(checked: true)).1)
-                    }
+                    // In the outcome at once: the item is in the library, whatever the check-off below does.
                     outcome.append(contentsOf: added)
-                    item = library.item(id: item.itemID) ?? item
-                    result.itemID = item.itemID
-                    result.outcome = .created
+                    (result.itemID, result.outcome) = (item.itemID, .created)
+                    if task.checked, task.repeatRule == nil {
+                        outcome.append(contentsOf: try editItem(itemID: item.itemID, ItemEdit(checked: true)).1)
+                    }
                 }
                 if task.checked, task.repeatRule != nil {
                     result.notes.append("a completed recurring task: imported open, at its next occurrence")
                 }
             } catch {
-                result.outcome = .skipped
+                if result.outcome == .unchanged { result.outcome = .skipped }
                 result.notes.insert(error.description, at: 0)
             }
             results.append(result)
@@ -279,11 +280,16 @@ public struct ReminderBook: Sendable {
         // A task without alarms says nothing of warnings: an item that does not remind keeps its own.
         if task.shouldRemind, item.warnings != task.warnings { (edit.warnings, changed) = (task.warnings, true) }
         if let rule = task.repeatRule {
+            // Where each series stands now: an occurrence that passed, or was checked off early, since the file was
+            // written leaves a DUE behind the item's, which is no change.
             let now = clock.now()
-            let start = task.dueDate.flatMap { due in
-                try? ChecklistLibrary.startSeries(rule, from: due, now: now, in: timeZone).first
+            func series(from due: Date?) -> Date? {
+                due.flatMap { try? ChecklistLibrary.startSeries(rule, from: $0, now: now, in: timeZone).first }
             }
-            if item.repeatRule != rule || (start != nil && !sameSecond(item.dueDate, start)) {
+            let passed = task.dueDate.map { due in item.completedThrough.map { due <= $0 } ?? false } ?? true
+            if item.repeatRule != rule
+                || (!passed && !sameSecond(series(from: item.dueDate), series(from: task.dueDate)))
+            {
                 (edit.repeatRule, edit.dueDate, changed) = (rule, task.dueDate, true)
             }
         } else {

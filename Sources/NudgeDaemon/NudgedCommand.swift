@@ -390,6 +390,8 @@ struct Daemon {
         // Past a file-size limit (RLIMIT_FSIZE) a save must fail with EFBIG and be answered as an error, like a
         // full disk; the default action of SIGXFSZ would kill the daemon instead.
         signal(SIGXFSZ, SIG_IGN)
+        // A reload (SIGHUP) that comes before the reloader listens must not end nudged, as its default action would.
+        signal(SIGHUP, SIG_IGN)
         let systemdEnvironment = SystemdEnvironment.take()
         try SocketDirectory.prepare(for: paths.socket, logger: logger)
         try makeStorePrivate()

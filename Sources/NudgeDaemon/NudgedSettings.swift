@@ -143,7 +143,9 @@ struct NudgedSettings: Sendable, Equatable {
                 name: "flags",
                 values: Dictionary(uniqueKeysWithValues: flags.map { (AbsoluteConfigKey([$0.rawValue]), $1.config) })
             ),
-            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ["nudge"]),
+            // An empty variable sets nothing, as `NUDGE_SOCKET=` always meant.
+            EnvironmentVariablesProvider(environmentVariables: environment.filter { !$0.value.isEmpty })
+                .prefixKeys(with: ["nudge"]),
         ]
         if exists {
             try checkKeys(of: configFile)
@@ -255,12 +257,21 @@ struct NudgedSettings: Sendable, Equatable {
             )
         }
         let known = Key.allCases.map(\.rawValue)
-        for name in dictionary.keys.sorted() where !known.contains(name) {
-            let suggestion = Spelling.closest(to: name, among: known).map { "did you mean \"\($0)\"? " } ?? ""
-            throw .configuration(
-                "\(path) line \(line(ofKey: name, inFile: path)): \"\(name)\" is not a setting; \(suggestion)settings "
-                    + "are: \(known.joined(separator: ", "))"
-            )
+        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            guard known.contains(name) else {
+                let suggestion = Spelling.closest(to: name, among: known).map { "did you mean \"\($0)\"? " } ?? ""
+                throw .configuration(
+                    "\(path) line \(line(ofKey: name, inFile: path)): \"\(name)\" is not a setting; \(suggestion)"
+                        + "settings are: \(known.joined(separator: ", "))"
+                )
+            }
+            // null or an object would read as no value at all, and the default would stand without a word.
+            if value is NSNull || value is [String: Any] {
+                throw .configuration(
+                    "\(path) line \(line(ofKey: name, inFile: path)): \(name) has no value nudged can use (null or "
+                        + "an object); give one, or leave the key out for the default"
+                )
+            }
         }
     }
 

@@ -344,8 +344,10 @@ final class ReminderService: Service {
     /// Creates or updates items from the tasks of an iCalendar document, all in one commit; a document out of shape
     /// changes nothing.
     func importCalendar(_ text: String, listName: String?) async throws -> Components.Schemas.ImportReport {
-        try await perform { book in
-            let (tasks, skipped) = try CalendarInterchange.tasks(in: text, timeZone: book.timeZone)
+        // Read before the loop's turn, in the zone the book uses (the daemon's): reading a large file must not hold up
+        // the requests and reminders behind it.
+        let (tasks, skipped) = try CalendarInterchange.tasks(in: text, timeZone: .current)
+        return try await perform { book in
             let listID = try book.listID(id: nil, name: listName) ?? book.library.defaultList.listID
             let (results, outcome) = try book.importTasks(tasks, into: listID)
             return (Components.Schemas.ImportReport((results + skipped).sorted { $0.line < $1.line }), outcome)

@@ -50,9 +50,19 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         }
     }
 
-    @Test func componentsNestNoDeeperThanTheLimit() {
-        let deep = Array(repeating: "BEGIN:X", count: ICalendarText.maximumDepth + 1).joined(separator: "\n")
-        #expect(throws: ModelError.self) { try ICalendarText.components(of: deep) }
+    @Test func componentsNestNoDeeperThanTheLimit() throws {
+        func nested(_ depth: Int) -> String {
+            (Array(repeating: "BEGIN:X", count: depth) + Array(repeating: "END:X", count: depth)).joined(
+                separator: "\n"
+            )
+        }
+        #expect(try ICalendarText.components(of: nested(ICalendarText.maximumDepth)).count == 1)
+        do {
+            _ = try ICalendarText.components(of: nested(ICalendarText.maximumDepth + 1))
+            Issue.record("a document nested past the limit was read")
+        } catch {
+            #expect(error.description.contains("line 9: components nest more than 8 deep"), "\(error)")
+        }
     }
 }
 
@@ -237,5 +247,64 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(back.map(\.outcome) == [.created] && back.first?.itemID == 2)
         #expect(book.library.item(id: 2)?.calendarUID == uid)
         #expect(try book.importTasks(edited, into: 1).0.map(\.outcome) == [.unchanged])
+    }
+
+    @Test func aRecurringTaskWhoseOccurrencePassedOrWasCheckedOffSinceTheExportIsUnchanged() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.addItem(text: "weekly", listID: 1, repeatRule: "Mon 09:00")  // not reminding: never moved on
+        _ = try book.addItem(text: "daily", listID: 1, shouldRemind: true, repeatRule: "*-*-* 07:00")
+        let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
+        let file = CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: berlin)
+        let exported = try CalendarInterchange.tasks(in: file, timeZone: berlin).tasks
+
+        clock.advance(by: 8 * 86_400)  // both series passed occurrences since the file was written
+        _ = book.advance()
+        _ = try book.editItem(itemID: 2, ItemEdit(checked: true))  // and one of the daily ones was checked off
+        let (results, outcome) = try book.importTasks(exported, into: 1)
+        #expect(results.map(\.outcome) == [.unchanged, .unchanged], "\(results)")
+        #expect(outcome.isEmpty)
+    }
+
+    @Test func anRRuleChangedElsewhereWinsOverTheExpressionNudgeWroteBesideIt() throws {
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:gym\r\nDTSTART:20270118T180000\r\nDUE:20270118T180000\r\n"
+                + "RRULE:BYDAY=MO,WE;FREQ=WEEKLY;BYHOUR=18;BYMINUTE=0;BYSECOND=0\r\n"
+                + "X-NUDGE-ONCALENDAR:Mon *-*-* 18:00:00\r\nEXDATE:20270125T180000\r\nEND:VTODO\r\n"
+                + "BEGIN:VTODO\r\nSUMMARY:same\r\nDTSTART:20270118T180000\r\nDUE:20270118T180000\r\n"
+                + "RRULE:BYDAY=MO;BYSECOND=0;FREQ=WEEKLY;BYMINUTE=0;BYHOUR=18\r\n"
+                + "X-NUDGE-ONCALENDAR:Mon *-*-* 18:00:00\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(read.map(\.repeatRule) == ["Mon,Wed *-*-* 18:00:00", "Mon *-*-* 18:00:00"])
+        #expect(
+            read[0].notes == [
+                "EXDATE left out: a repeat rule has no added or excluded occurrences",
+                "its RRULE is not the one X-NUDGE-ONCALENDAR was written with: the RRULE is used",
+            ]
+        )
+        #expect(read[1].notes.isEmpty, "the same rule, its parts in another order: \(read[1].notes)")
+    }
+
+    @Test func aDurationFromTheStartGivesTheDueDateAndAGapTimeTakesTheOffsetBeforeIt() throws {
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:a\r\nDTSTART:20270110T080000Z\r\nDURATION:PT1H30M\r\nEND:VTODO\r\n"
+                + "BEGIN:VTODO\r\nSUMMARY:b\r\nDUE;TZID=Europe/Berlin:20270328T023000\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(read[0].dueDate == Date(timeIntervalSince1970: 1_799_573_400))  // 2027-01-10T09:30:00Z
+        // 02:30 does not exist in Berlin that night; read with CET's offset it is 01:30Z, 03:30 CEST.
+        #expect(read[1].dueDate == Date(timeIntervalSince1970: 1_806_197_400))  // 2027-03-28T01:30:00Z
+    }
+
+    @Test func aTaskWithoutUIDDoesNotTakeAnItemAnotherTaskOfTheFileNames() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        _ = try book.addItem(text: "water", listID: 1)
+        let uid = "1-\(book.library.storeID)@nudge"
+        let read = try tasks(
+            "BEGIN:VTODO\r\nUID:\(uid)\r\nSUMMARY:water\r\nPRIORITY:1\r\nEND:VTODO\r\n"
+                + "BEGIN:VTODO\r\nSUMMARY:water\r\nPRIORITY:9\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(try book.importTasks(read, into: 1).0.map(\.outcome) == [.updated, .created])
+        let (again, outcome) = try book.importTasks(read, into: 1)
+        #expect(again.map(\.outcome) == [.unchanged, .unchanged] && outcome.isEmpty, "\(again)")
     }
 }

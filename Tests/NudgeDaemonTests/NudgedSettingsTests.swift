@@ -45,7 +45,11 @@ import Testing
         let (settings, options) = try await read(
             file,
             flags: [.catchUpWindow: .text("90m")],
-            environment: ["NUDGE_HISTORY_AGE": "12h", "NUDGE_IDLE_TIMEOUT": "2m"]
+            environment: [
+                "NUDGE_HISTORY_AGE": "12h", "NUDGE_IDLE_TIMEOUT": "2m", "NUDGE_CATCH_UP_WINDOW": "3h",
+                // Empty: sets nothing, so the file's value stands.
+                "NUDGE_LOG_LEVEL": "",
+            ]
         )
         #expect(options.catchUpWindow == 5400 && settings.origins[.catchUpWindow] == .flag)
         #expect(options.historyLimits.age == 43_200 && settings.origins[.historyAge] == .environment)
@@ -84,6 +88,8 @@ import Testing
         ("{\n  \"logLevel\": \"loud\"\n}", "line 2: logLevel \"loud\" is not a level"),
         ("{\n  \"clock\": \"wall\"\n  \"sinks\": []\n}", "is not JSON (line 3)"),
         ("[\"catchUpWindow\"]", "must hold one JSON object of settings"),
+        ("{\n  \"sinks\": [\"log\"],\n  \"logLevel\": null\n}", "line 3: logLevel has no value nudged can use"),
+        ("{\n  \"idleTimeout\": {\"seconds\": 5}\n}", "line 2: idleTimeout has no value nudged can use"),
     ])
     func aBadFileIsRefusedNamingItsLineAndKey(file: String, expected: String) async throws {
         do {

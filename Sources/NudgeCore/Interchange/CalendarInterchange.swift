@@ -201,11 +201,25 @@ public enum CalendarInterchange {
         throws(ModelError) -> CalendarTask
     {
         var notes: [String] = []
-        let due = try component.property("DUE").map { property throws(ModelError) in
+        let dueProperty = try component.property("DUE").map { property throws(ModelError) in
             try dateTime(property, timeZone: timeZone, notes: &notes)
         }
         let start = try component.property("DTSTART").map { property throws(ModelError) in
             try dateTime(property, timeZone: timeZone, notes: &notes)
+        }
+        // A task may give its due instant as a duration from its start instead (RFC 5545 §3.6.2).
+        var due = dueProperty
+        if due == nil, let start, let duration = component.property("DURATION") {
+            guard let seconds = signedDuration(duration.value) else {
+                throw ICalendarText.error(
+                    duration.line,
+                    "DURATION \"\(duration.value.prefix(40))\" is not a duration like PT1H"
+                )
+            }
+            due = (start.instant + seconds, start.start, start.zone)
+        }
+        for name in ["EXDATE", "RDATE"] where component.property(name) != nil {
+            notes.append("\(name) left out: a repeat rule has no added or excluded occurrences")
         }
         let status = component.property("STATUS")?.value.uppercased()
         var task = CalendarTask(
@@ -286,12 +300,24 @@ public enum CalendarInterchange {
             }
         }
         let wall = LocalTime.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
-        let instant = LocalTime(timeZone: wallZone).instant(forWall: wall).seconds
+        let local = LocalTime(timeZone: wallZone)
+        var (instant, existed) = local.instant(forWall: wall)
+        // A wall time in a DST gap is read with the offset before the gap (RFC 5545 §3.3.5): 02:30 is 03:30.
+        if !existed { instant = wall - local.offset(at: instant - 1) }
         return (
             LocalTime.date(instant, fraction: 0),
             RecurrenceRuleMapping.Start(year: year, month: month, day: day, hour: hour, minute: minute, second: second),
             zone
         )
+    }
+
+    /// `-PT15M`, `+P1D`, `PT0S`: seconds, negative before.
+    private static func signedDuration(_ value: String) -> TimeInterval? {
+        var text = Substring(value.trimmingCharacters(in: .whitespaces))
+        let sign: TimeInterval = text.first == "-" ? -1 : 1
+        if text.first == "-" || text.first == "+" { text = text.dropFirst() }
+        guard text.hasPrefix("P"), let seconds = DurationText.seconds(String(text)) else { return nil }
+        return sign * seconds
     }
 
     /// RFC 5545 §3.8.1.9: 1 to 4 high, 5 (or 0, undefined) normal, 6 to 9 low.
@@ -332,17 +358,14 @@ public enum CalendarInterchange {
                 var ignored: [String] = []
                 instant = try dateTime(trigger, timeZone: TimeZone(identifier: "UTC")!, notes: &ignored).instant
             } else {
-                var text = Substring(trigger.value.trimmingCharacters(in: .whitespaces))
-                let sign: TimeInterval = text.first == "-" ? -1 : 1
-                if text.first == "-" || text.first == "+" { text = text.dropFirst() }
-                guard text.hasPrefix("P"), let seconds = DurationText.seconds(String(text)) else {
+                guard let seconds = signedDuration(trigger.value) else {
                     throw ICalendarText.error(
                         trigger.line,
                         "TRIGGER \"\(trigger.value.prefix(40))\" is not a duration like -PT15M or a date-time"
                     )
                 }
                 let fromEnd = trigger.parameters["RELATED"]?.uppercased() == "END"
-                instant = (fromEnd ? due : start ?? due) + sign * seconds
+                instant = (fromEnd ? due : start ?? due) + seconds
             }
             leads.append(due.timeIntervalSince(instant))
         }
@@ -375,15 +398,24 @@ public enum CalendarInterchange {
         timeZone: TimeZone,
         notes: inout [String]
     ) {
+        let recurrence = component.property("RRULE")
         if let own = component.property("X-NUDGE-ONCALENDAR") {
             do {
-                task.repeatRule = try RepeatRule(own.text, localZone: timeZone).expression
-                return
+                let rule = try RepeatRule(own.text, localZone: timeZone)
+                // Another program may have changed the RRULE and kept nudge's property as it was: the RRULE says
+                // what the task is now.
+                let written = RecurrenceRuleMapping.recurrenceRule(for: rule.spec)?.rule
+                if let recurrence, written.map({ !RecurrenceRuleMapping.sameRule($0, recurrence.value) }) ?? true {
+                    notes.append("its RRULE is not the one X-NUDGE-ONCALENDAR was written with: the RRULE is used")
+                } else {
+                    task.repeatRule = rule.expression
+                    return
+                }
             } catch {
                 notes.append("X-NUDGE-ONCALENDAR was left out: \(error.description)")
             }
         }
-        guard let rule = component.property("RRULE") else { return }
+        guard let rule = recurrence else { return }
         guard let start else {
             notes.append("imported without repeat: its RRULE has no DTSTART or DUE to start from")
             return

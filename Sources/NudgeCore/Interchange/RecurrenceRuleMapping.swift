@@ -164,6 +164,22 @@ public enum RecurrenceRuleMapping {
         return .success(expression)
     }
 
+    /// Whether two RRULE values say the same, whatever the order of their parts and of the values in a part
+    /// (programs rewrite them: `BYDAY=MO,TU;FREQ=WEEKLY` is `FREQ=WEEKLY;BYDAY=TU,MO`).
+    public static func sameRule(_ a: String, _ b: String) -> Bool {
+        func parts(_ rule: String) -> [String: Set<Substring>] {
+            var parts: [String: Set<Substring>] = [:]
+            for part in rule.uppercased().split(separator: ";") {
+                let pair = part.split(separator: "=", maxSplits: 1)
+                parts[String(pair[0])] = Set(pair.count == 2 ? pair[1].split(separator: ",") : [])
+            }
+            // INTERVAL=1 is the default.
+            if parts["INTERVAL"] == ["1"] { parts["INTERVAL"] = nil }
+            return parts
+        }
+        return parts(a) == parts(b)
+    }
+
     /// Why an RRULE or an expression has no exact counterpart.
     public struct Unmapped: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String

@@ -31,7 +31,11 @@ struct ExportCommand: DaemonCommand {
                 try await $0.exportCalendar(query: .init(list: list)).ok.body.textCalendar
             }
             let calendar = try await client.call { _ in try await Data(collecting: body, upTo: .max) }
-            try? FileHandle.standardOutput.write(contentsOf: calendar)
+            do {
+                try FileHandle.standardOutput.write(contentsOf: calendar)
+            } catch {
+                throw CLIError.refused("cannot write the calendar to standard output: \(error)", json: nil)
+            }
         }
     }
 }
