@@ -108,7 +108,11 @@ struct NudgedSettings: Sendable, Equatable {
 
     /// How to name a setting in an error: the flag, the variable, or the file's line and key.
     func source(of key: Key) -> String {
-        switch origins[key] ?? .standard {
+        Self.source(of: key, from: origins[key] ?? .standard)
+    }
+
+    private static func source(of key: Key, from origin: Origin) -> String {
+        switch origin {
         case .flag: key.flag
         case .environment: key.variable
         case .file(let path): "\(path) line \(Self.line(of: key, inFile: path)): \(key.rawValue)"
@@ -177,14 +181,13 @@ struct NudgedSettings: Sendable, Equatable {
             let (provider, failure) = reporter.take()
             let origin: Origin = [.flag, .environment, .file(configFile)][safe: provider] ?? .standard
             if failure != nil {
-                let source = NudgedSettings(values: [:], origins: [key: origin], file: configFile, fileExists: exists)
                 let expected =
                     switch key {
                     case .historyEvents, .maxConnections: "a whole number, like \(key.standard?.description ?? "1")"
                     case .sinks, .onFire: "a list of strings, like [\"journal\", \"log\"]"
                     default: "a string, like \"\(key.standard?.description ?? "/path")\""
                     }
-                throw .configuration("\(source.source(of: key)) must be \(expected)")
+                throw .configuration("\(source(of: key, from: origin)) must be \(expected)")
             }
             settings.values[key] = found ?? key.standard
             settings.origins[key] = found == nil ? .standard : origin
@@ -192,9 +195,7 @@ struct NudgedSettings: Sendable, Equatable {
         return settings
     }
 
-    private init(values: [Key: Value] = [:], origins: [Key: Origin] = [:], file: String, fileExists: Bool) {
-        self.values = values
-        self.origins = origins
+    private init(file: String, fileExists: Bool) {
         self.file = file
         self.fileExists = fileExists
     }
@@ -398,9 +399,22 @@ struct DaemonOptions: Sendable {
             throw refuse(.logLevel, "is not a level; use one of trace, debug, info, notice, warning, error, critical")
         }
         logLevel = level
-        switch Self.clock(settings.text(.clock) ?? "wall") {
-        case .success(let choice): clock = choice
-        case .failure(let refusal): throw refuse(.clock, refusal.description)
+        let clockText = settings.text(.clock) ?? "wall"
+        if clockText == "wall" {
+            clock = .wall
+        } else if clockText == "manual" {
+            clock = .manual(start: Date())
+        } else if clockText.hasPrefix("manual:") {
+            guard let start = InstantFormat.parse(String(clockText.dropFirst("manual:".count))) else {
+                throw refuse(
+                    .clock,
+                    "is not manual:INSTANT with an ISO 8601 date-time with an offset; use one like "
+                        + "manual:2027-01-01T09:00:00Z"
+                )
+            }
+            clock = .manual(start: start)
+        } else {
+            throw refuse(.clock, "is not a clock; use wall, manual, or manual:INSTANT like manual:2027-01-01T09:00:00Z")
         }
         onFire = settings.list(.onFire) ?? []
         sinks = nil
@@ -430,29 +444,5 @@ struct DaemonOptions: Sendable {
         case .file(let path): paths.runtimeDirectoryReason = path
         default: break
         }
-    }
-
-    /// `--clock`: the wall clock, or a manual one starting at the instant given (now when none is).
-    private static func clock(_ text: String) -> Result<ClockChoice, ClockRefusal> {
-        if text == "wall" { return .success(.wall) }
-        if text == "manual" { return .success(.manual(start: Date())) }
-        if text.hasPrefix("manual:") {
-            let instant = String(text.dropFirst("manual:".count))
-            if let start = InstantFormat.parse(instant) { return .success(.manual(start: start)) }
-            return .failure(
-                ClockRefusal(
-                    "is not manual:INSTANT with an ISO 8601 date-time with an offset; use one like "
-                        + "manual:2027-01-01T09:00:00Z"
-                )
-            )
-        }
-        return .failure(
-            ClockRefusal("is not a clock; use wall, manual, or manual:INSTANT like manual:2027-01-01T09:00:00Z")
-        )
-    }
-
-    private struct ClockRefusal: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 }

@@ -208,6 +208,8 @@ struct Sandbox: Sendable {
 final class Daemon: Sendable {
     let process: Process
     let logLines: LineCollector<String>
+    /// Signalled when nudged exits, so `stop()` waits for that, with a deadline.
+    private let exited = DispatchSemaphore(value: 0)
 
     /// Starts nudged (through `launcher`, e.g. prlimit, if given) and waits until its socket listens; fails, with
     /// its log, if it exits first. Reminders go to `sinks` (`--sinks`; nil for nudged's default), the log sink unless
@@ -231,6 +233,7 @@ final class Daemon: Sendable {
         process.standardError = try logLines.writer()
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         do {
             try await IntegrationTests.eventually(
@@ -301,9 +304,7 @@ final class Daemon: Sendable {
     func stop() -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
-        let deadline = ContinuousClock.now + patience
-        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning {
+        if exited.wait(timeout: .now() + .seconds(Int(patience.components.seconds))) == .timedOut {
             let pid = process.processIdentifier
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
             let threads = tasks.sorted().map { task in

@@ -120,7 +120,7 @@ public enum CalendarInterchange {
     }
 
     private static func utc(_ date: Date) -> String {
-        wallTime(date, in: TimeZone(identifier: "UTC")!) + "Z"
+        wallTime(date, in: .gmt) + "Z"
     }
 
     /// `20261201T090000`: the wall time of `date` in `zone`, to the second.
@@ -289,7 +289,7 @@ public enum CalendarInterchange {
         var wallZone = timeZone
         if isUTC {
             zone = .utc
-            wallZone = TimeZone(identifier: "UTC")!
+            wallZone = .gmt
         } else if let tzid = property.parameters["TZID"] {
             let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
             if let named = TimeZone(identifier: name), ZoneRulesStore.shared.rules(named: name) != nil {
@@ -356,7 +356,7 @@ public enum CalendarInterchange {
             let instant: Date
             if trigger.parameters["VALUE"]?.uppercased() == "DATE-TIME" || trigger.value.first?.isNumber == true {
                 var ignored: [String] = []
-                instant = try dateTime(trigger, timeZone: TimeZone(identifier: "UTC")!, notes: &ignored).instant
+                instant = try dateTime(trigger, timeZone: .gmt, notes: &ignored).instant
             } else {
                 guard let seconds = signedDuration(trigger.value) else {
                     throw ICalendarText.error(
