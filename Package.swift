@@ -19,7 +19,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
@@ -59,19 +58,18 @@ let package = Package(
             name: "NudgeAPI",
             dependencies: ["NudgeCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
         ),
-        // libsystemd, for the journal sink (Debian: libsystemd-dev).
+        // libsystemd, for the journal sink and the session bus (Debian: libsystemd-dev).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Where reminders go: the sink protocol and its implementations (journal, desktop, command, log, record).
         .target(
             name: "NudgeSinks",
             dependencies: [
-                "NudgeCore", "NudgeSystem", "CSystemd",
+                "NudgeCore", "NudgeSystem", "CSystemd", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        // Linux headers Glibc's module map leaves out (timerfd).
+        // Linux headers Glibc's module map leaves out (timerfd, eventfd, pidfd_open).
         .systemLibrary(name: "CLinux"),
         // The service: timer driver, store writer, API server.
         .target(

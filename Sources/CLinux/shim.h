@@ -18,3 +18,18 @@ static inline int nudge_terminal_columns(int fd) {
     if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
     return size.ws_col;
 }
+
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// A descriptor for process `pid` that polls readable once it has exited (Linux 5.3); -1 and errno otherwise.
+// (syscall is variadic, which Swift cannot call, and glibc 2.36's pidfd_open wrapper is not in Glibc's module.)
+static inline int nudge_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+#include <spawn.h>
+
+// Closes every descriptor from `from` on in the child (glibc 2.34), which Glibc's module hides behind _GNU_SOURCE.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);

@@ -8,6 +8,12 @@ public struct ServicePaths: Sendable, Equatable {
     /// How the socket's directory was chosen, for the start-up log line.
     public var runtimeDirectoryReason: String
 
+    /// Beside the socket, in nudged's runtime directory: which desktop notification shows which item, kept across a
+    /// restart of nudged (not of the machine, or the session).
+    public var notificationsFile: String {
+        (socket as NSString).deletingLastPathComponent + "/notifications.json"
+    }
+
     /// - Parameters:
     ///   - environment: the process environment (injected for tests).
     ///   - uid: the real user ID.

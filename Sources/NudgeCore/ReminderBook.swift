@@ -189,6 +189,43 @@ public struct ReminderBook: Sendable {
         return numbered(outcome)
     }
 
+    // MARK: Notifications
+
+    /// What the user did with a reminder's desktop notification, which showed the reminder due at `due`: Done checks
+    /// the item off, Snooze snoozes it for `snoozeLength`; a notification closed or expired is recorded. Every event
+    /// says it came from the notification, and Done is reported as `completed` for a one-shot item too, so the
+    /// item's timeline shows the check-off.
+    public mutating func respond(
+        to response: NotificationResponse,
+        itemID: Int,
+        due: Date,
+        snoozeLength: TimeInterval
+    ) throws(ModelError) -> Outcome {
+        guard let item = library.item(id: itemID), let list = library.list(containing: itemID) else {
+            throw ModelError.unknownItem(itemID)
+        }
+        let now = clock.now()
+        let reminder = Reminder(itemID: itemID, text: item.text, listName: list.name, due: due, priority: item.priority)
+        var outcome: Outcome
+        switch response {
+        case .done:
+            outcome = try editItem(itemID: itemID, ItemEdit(checked: true)).1
+            if !item.checked && !outcome.events.contains(where: { $0.kind == .completed }) {
+                var completed = Outcome()
+                completed.events = [ReminderEvent(.completed, of: reminder, at: now)]
+                outcome.append(contentsOf: numbered(completed))
+            }
+        case .snooze:
+            outcome = try snoozeItem(itemID: itemID, until: now + snoozeLength).1
+        case .dismissed, .expired:
+            var noted = Outcome()
+            noted.events = [ReminderEvent(response == .dismissed ? .dismissed : .expired, of: reminder, at: now)]
+            outcome = numbered(noted)
+        }
+        for index in outcome.events.indices { outcome.events[index].source = .notification }
+        return outcome
+    }
+
     // MARK: Calendar
 
     /// Imports tasks read from an iCalendar file (`CalendarInterchange.tasks(in:timeZone:)`), in order. A task

@@ -40,9 +40,10 @@ public struct NudgedCommand: AsyncParsableCommand {
               journal  each decision (scheduled, replaced, cancelled, fired,
                        missed) as a structured entry, SYSLOG_IDENTIFIER=nudge;
                        `journalctl NUDGE_EVENT=fired` lists fired reminders
-              desktop  a notification by notify-send, replaced in place when
-                       the item fires again, closed when it is checked off or
-                       deleted; needs a D-Bus session bus
+              desktop  a notification on the session bus, replaced in place
+                       when the item fires again, closed when it is checked off
+                       or deleted; Done and Snooze buttons where the server
+                       offers actions (--snooze-length, 10m)
               command  runs the --on-fire program with NUDGE_ITEM_ID,
                        NUDGE_TEXT, NUDGE_LIST, NUDGE_DUE and NUDGE_LATE
                        (seconds late) in its environment
@@ -167,6 +168,15 @@ public struct NudgedCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "How long the Snooze button of a desktop notification snoozes its reminder for (at least 1m; default 10m).",
+            valueName: "duration"
+        )
+    )
+    var snoozeLength: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Compact the store's change log into its snapshot once the log passes this size (K, M or G: KiB, MiB, GiB; 4K to 1G; default 16M). Smaller means quicker starts and more snapshot writes; nudged also compacts when it stops.",
             valueName: "size"
         )
@@ -228,7 +238,7 @@ public struct NudgedCommand: AsyncParsableCommand {
             (.store, store), (.socket, socket), (.onFireTimeout, onFireTimeout), (.catchUpWindow, catchUpWindow),
             (.clock, clock), (.historyAge, historyAge), (.logLevel, logLevel), (.compactAfter, compactAfter),
             (.requestHeadTimeout, requestHeadTimeout), (.requestBodyTimeout, requestBodyTimeout),
-            (.idleTimeout, idleTimeout),
+            (.idleTimeout, idleTimeout), (.snoozeLength, snoozeLength),
         ]
         for case (let key, let text?) in texts { flags[key] = .text(text) }
         if let historyEvents { flags[.historyEvents] = .number(historyEvents) }
@@ -264,6 +274,8 @@ public struct NudgedCommand: AsyncParsableCommand {
                 requested: options.sinks,
                 onFire: options.onFire,
                 onFireTimeout: .seconds(options.onFireTimeout),
+                snoozeLength: options.snoozeLength,
+                shownFile: options.paths.notificationsFile,
                 environment: environment,
                 onTerminal: isatty(STDERR_FILENO) == 1,
                 logger: logger
@@ -408,6 +420,7 @@ struct Daemon {
         defer { store.close() }
         for note in store.openingNotes { logger.notice("\(note)") }
         for warning in sinks.warnings { logger.warning("\(warning)") }
+        await sinks.desktop?.restore()
         let (serviceClock, timer) = options.clock.make()
         if case .manual(let start) = options.clock {
             logger.notice("running on a manual clock, at \(InstantFormat.format(start)); it moves only when told to")
@@ -454,6 +467,9 @@ struct Daemon {
                         logger: logger
                     ),
                 ]
+                    + (sinks.desktop.map {
+                        [NotificationListener(desktop: $0, service: service, snoozeLength: options.snoozeLength)]
+                    } ?? [])
                     + (systemd.map { [$0] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

@@ -14,7 +14,7 @@ struct NudgedSettings: Sendable, Equatable {
     /// The settings, by their key in the file.
     enum Key: String, CaseIterable, Sendable {
         case store, socket, sinks, onFire, onFireTimeout, catchUpWindow, clock, historyEvents, historyAge, logLevel
-        case compactAfter, maxConnections, requestHeadTimeout, requestBodyTimeout, idleTimeout
+        case compactAfter, maxConnections, requestHeadTimeout, requestBodyTimeout, idleTimeout, snoozeLength
 
         /// Its command-line flag.
         var flag: String {
@@ -45,6 +45,7 @@ struct NudgedSettings: Sendable, Equatable {
             case .requestHeadTimeout: .text("10s")
             case .requestBodyTimeout: .text("30s")
             case .idleTimeout: .text("60s")
+            case .snoozeLength: .text("10m")
             }
         }
 
@@ -344,6 +345,8 @@ struct DaemonOptions: Sendable {
     var sinks: [SinkSelection.Kind]?
     var onFire: [String]
     var onFireTimeout: TimeInterval
+    /// How long the Snooze button of a desktop notification snoozes for.
+    var snoozeLength: TimeInterval
     var catchUpWindow: TimeInterval
     var clock: ClockChoice
     var historyLimits: HistoryLimits
@@ -373,6 +376,7 @@ struct DaemonOptions: Sendable {
         let forever: TimeInterval = 100 * 366 * 86_400
         catchUpWindow = try duration(.catchUpWindow, within: 0...forever, like: "24h")
         onFireTimeout = try duration(.onFireTimeout, within: 1...forever, like: "30s")
+        snoozeLength = try duration(.snoozeLength, within: 60...forever, like: "10m")
         historyLimits = HistoryLimits(
             count: settings.number(.historyEvents),
             age: try duration(.historyAge, within: 1...forever, like: "30d")

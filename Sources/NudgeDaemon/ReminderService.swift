@@ -158,7 +158,7 @@ final class ReminderService: Service {
         }
     }
 
-    /// How long a stop waits for sinks still delivering (a notify-send under way); well inside systemd's
+    /// How long a stop waits for sinks still delivering (a notification server's answer awaited); well inside systemd's
     /// expectations of a clean stop.
     static let sinkDrainTimeout: Duration = .seconds(1)
 
@@ -325,6 +325,23 @@ final class ReminderService: Service {
             self.catchUpWindow.withLock { $0 = window }
             book.setCatchUpWindow(window)
             return ((), ReminderBook.Outcome())
+        }
+    }
+
+    /// What the user did with a reminder's desktop notification (it showed the reminder due at `due`): Done, Snooze
+    /// (for `snoozeLength`), or closing it. Durable before it returns; an item gone since is only logged.
+    func respond(
+        to response: NotificationResponse,
+        itemID: Int,
+        due: Date,
+        snoozeLength: TimeInterval
+    ) async {
+        do {
+            try await perform { book in
+                ((), try book.respond(to: response, itemID: itemID, due: due, snoozeLength: snoozeLength))
+            }
+        } catch {
+            logger.warning("the notification's \(response.rawValue) for item \(itemID) changed nothing: \(error)")
         }
     }
 

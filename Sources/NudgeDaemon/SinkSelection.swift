@@ -11,6 +11,8 @@ struct SinkSelection {
     }
 
     private(set) var sinks: [any ReminderSink] = []
+    /// The desktop sink, when on: the daemon also hears from it what the user did with a notification.
+    private(set) var desktop: DesktopSink?
     /// One phrase per sink that is off: `desktop (not requested)`.
     private(set) var off: [String] = []
     /// Sinks asked for by name that cannot run here, said as a warning each.
@@ -25,6 +27,8 @@ struct SinkSelection {
         requested: [Kind]?,
         onFire: [String],
         onFireTimeout: Duration,
+        snoozeLength: TimeInterval,
+        shownFile: String?,
         environment: [String: String],
         onTerminal: Bool,
         logger: Logger
@@ -52,7 +56,14 @@ struct SinkSelection {
                             + (logForTerminal ? "; each reminder is shown here instead, by the log sink" : "")
                     )
                 } else {
-                    sinks.append(DesktopSink(logger: logger))
+                    let desktop = DesktopSink(
+                        server: NotificationBus(),
+                        shownFile: shownFile,
+                        snoozeLength: snoozeLength,
+                        logger: logger
+                    )
+                    self.desktop = desktop
+                    sinks.append(desktop)
                 }
             case .command:
                 if onFire.isEmpty {
@@ -72,8 +83,8 @@ struct SinkSelection {
         return "sinks: \(names)" + (off.isEmpty ? "" : "; off: " + off.joined(separator: ", "))
     }
 
-    /// Why desktop notifications cannot work here, or nil if they can. GLib (notify-send, gdbus) finds the session
-    /// bus in DBUS_SESSION_BUS_ADDRESS, else at $XDG_RUNTIME_DIR/bus.
+    /// Why desktop notifications cannot work here, or nil if they can. sd-bus finds the session bus in
+    /// DBUS_SESSION_BUS_ADDRESS, else at $XDG_RUNTIME_DIR/bus.
     static func whyNoDesktop(environment: [String: String]) -> String? {
         let address = environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
         let runtimeBus = environment["XDG_RUNTIME_DIR"].map { $0 + "/bus" }
@@ -81,17 +92,6 @@ struct SinkSelection {
             return "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is unset"
                 + (runtimeBus.map { " and \($0) does not exist" } ?? " and XDG_RUNTIME_DIR is unset")
         }
-        for (program, package) in [("notify-send", "libnotify-bin"), ("gdbus", "libglib2.0-bin")]
-        where findInPath(program, environment: environment) == nil {
-            return "\(program) is not installed (Debian package \(package))"
-        }
         return nil
-    }
-
-    private static func findInPath(_ program: String, environment: [String: String]) -> String? {
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(program)" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
     }
 }

@@ -15,7 +15,7 @@ public struct CommandSink: ReminderSink {
     private let runner: any ProcessRunner
     private let logger: Logger
 
-    public init(program: [String], timeout: Duration, runner: any ProcessRunner = SubprocessRunner(), logger: Logger) {
+    public init(program: [String], timeout: Duration, runner: any ProcessRunner = SpawningRunner(), logger: Logger) {
         precondition(!program.isEmpty, "a command sink needs a program")
         self.program = program
         self.timeout = timeout
@@ -49,8 +49,7 @@ public struct CommandSink: ReminderSink {
             program[0],
             Array(program.dropFirst()),
             environment: environment,
-            timeout: timeout,
-            capturesOutput: false
+            timeout: timeout
         )
     }
 }

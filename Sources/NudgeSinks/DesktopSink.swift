@@ -2,92 +2,248 @@ import Foundation
 import Logging
 import NudgeCore
 
-/// Shows reminders as desktop notifications by running `notify-send`, one notification per item: when an item fires
-/// again its notification is replaced in place, and when it is checked off or deleted the notification is closed
-/// (org.freedesktop.Notifications.CloseNotification, through `gdbus`). Every program runs under `timeout`, so a
-/// notification server that never answers holds up this sink for at most that long, and nothing else at all.
+/// One notification as the desktop sink asks the server to show it.
+public struct DesktopNotification: Sendable, Equatable {
+    /// The notification this one replaces in place; 0 for a new one.
+    public var replacesID: UInt32
+    public var summary: String
+    public var body: String
+    /// Pairs of action key and label (`done`, `Done`), as the specification lists them.
+    public var actions: [String]
+    /// 0 low, 1 normal, 2 critical.
+    public var urgency: UInt8
+}
+
+/// The calls the desktop sink makes on the notification server (org.freedesktop.Notifications): `NotificationBus`
+/// makes them on the session bus, unit tests on a fake.
+public protocol NotificationServer: Sendable {
+    var signals: AsyncStream<NotificationSignal> { get }
+    /// What the server supports (`actions`, `body-markup`, …).
+    func capabilities() async throws(BusError) -> Set<String>
+    /// Which server answers now, for telling after a restart whether it is the one that showed what nudged kept.
+    func identity() async throws(BusError) -> String
+    func notify(_ notification: DesktopNotification) async throws(BusError) -> UInt32
+    func close(_ notificationID: UInt32) async throws(BusError)
+}
+
+/// Shows reminders as desktop notifications, talking to the notification server over the session bus: one
+/// notification per item, replaced in place when the item fires again, closed when it is checked off or deleted.
+/// Where the server offers actions, a notification has **Done** and **Snooze** buttons; what the user does with
+/// it (a button, dismissing it) goes to the daemon through `listen`. Which notification shows which item is kept
+/// in nudged's runtime directory, so a restarted nudged still replaces and closes what is on screen, as long as
+/// the same server shows it. Every call is bounded by `timeout`: a server that never answers costs a delivery that
+/// long, and nothing else at all.
 public actor DesktopSink: ReminderSink {
     public nonisolated let name = "desktop"
-    /// notify-send and gdbus are stopped past this (SIGTERM, then SIGKILL a second later).
     public static let timeout: Duration = .seconds(5)
 
-    private let runner: any ProcessRunner
-    private let logger: Logger
-    /// The notification server's ID for what each item shows now.
-    private var shown: [Int: UInt32] = [:]
+    /// An item's notification on screen: its ID, and the due instant of the reminder it shows.
+    struct Shown: Codable, Sendable, Equatable {
+        var notification: UInt32
+        var due: Date
+    }
 
-    public init(runner: any ProcessRunner = SubprocessRunner(), logger: Logger) {
-        self.runner = runner
+    /// The file kept in the runtime directory: the server that shows them, and what shows which item.
+    private struct ShownFile: Codable {
+        var server: String
+        var shown: [String: Shown]
+    }
+
+    private let server: any NotificationServer
+    private let shownFile: String?
+    private let snoozeLabel: String
+    private let logger: Logger
+    private(set) var shown: [Int: Shown] = [:]
+    /// Asked once per server: nil until then, and again when the server changes.
+    private var capabilities: Set<String>?
+    private var serverIdentity: String?
+
+    /// `shownFile` keeps which notification shows which item across restarts (nil: in memory only); `snoozeLength`
+    /// labels the Snooze button.
+    public init(
+        server: any NotificationServer,
+        shownFile: String?,
+        snoozeLength: TimeInterval,
+        logger: Logger
+    ) {
+        self.server = server
+        self.shownFile = shownFile
+        snoozeLabel = "Snooze \(DurationText.short(snoozeLength))"
         self.logger = logger
     }
 
     public func deliver(_ delivery: Delivery) async {
         let itemID = delivery.reminder.itemID
-        let outcome = await runner.run(Self.notifySend(delivery, replacing: shown[itemID]))
-        guard outcome.succeeded else {
-            logger.warning(
-                "notify-send for item \(itemID) \(outcome.describe(timeout: Self.timeout))",
-                metadata: outcome.standardError.isEmpty ? [:] : ["stderr": "\(outcome.standardError)"]
+        let notification: DesktopNotification
+        do {
+            notification = Self.notification(
+                delivery,
+                replacing: shown[itemID]?.notification,
+                capabilities: try await currentCapabilities(),
+                snoozeLabel: snoozeLabel
             )
-            return
+            let notificationID = try await server.notify(notification)
+            shown[itemID] = Shown(notification: notificationID, due: delivery.reminder.due)
+            if serverIdentity == nil { serverIdentity = try? await server.identity() }
+            save()
+            logger.debug("item \(itemID) shows as notification \(notificationID)")
+        } catch {
+            logger.warning("showing item \(itemID) on the desktop: \(Self.describe(error))")
         }
-        guard let notificationID = UInt32(outcome.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            logger.warning("notify-send printed no notification ID for item \(itemID): \(outcome.standardOutput)")
-            return
-        }
-        shown[itemID] = notificationID
-        logger.debug("item \(itemID) shows as notification \(notificationID)")
     }
 
     public func withdraw(itemID: Int) async {
-        guard let notificationID = shown.removeValue(forKey: itemID) else { return }
-        let outcome = await runner.run(Self.closeNotification(notificationID))
-        if outcome.succeeded {
-            logger.debug("closed notification \(notificationID) of item \(itemID)")
-        } else {
-            // Most often the user closed it already, which the server answers with an error.
-            logger.info(
-                "closing notification \(notificationID) of item \(itemID): gdbus \(outcome.describe(timeout: Self.timeout))",
-                metadata: outcome.standardError.isEmpty ? [:] : ["stderr": "\(outcome.standardError)"]
-            )
+        guard let entry = shown.removeValue(forKey: itemID) else { return }
+        save()
+        await close(entry.notification, of: itemID)
+    }
+
+    /// Takes what the server says until nudged stops: a button pressed or a notification closed goes to `respond`
+    /// with the item and the due instant its notification showed; a new server voids what the old one showed.
+    public func listen(_ respond: @escaping @Sendable (_ itemID: Int, _ due: Date, NotificationResponse) async -> Void)
+        async
+    {
+        for await signal in server.signals {
+            switch signal {
+            case .actionInvoked(let notificationID, let action):
+                guard let response = NotificationResponse(rawValue: action), response == .done || response == .snooze,
+                    let (itemID, entry) = take(notificationID)
+                else { continue }
+                await respond(itemID, entry.due, response)
+                // Done is done, and a snoozed reminder comes back as a new notification; servers that keep a
+                // notification after an action (dunst) must not keep this one.
+                await close(notificationID, of: itemID)
+            case .closed(let notificationID, let reason):
+                guard let (itemID, entry) = take(notificationID) else { continue }
+                switch reason {
+                case 1: await respond(itemID, entry.due, .expired)
+                case 2: await respond(itemID, entry.due, .dismissed)
+                default: break  // Closed by a call: nudge's, or another program's.
+                }
+            case .serverChanged:
+                if !shown.isEmpty {
+                    logger.info("the notification server changed; the \(shown.count) notifications it showed are gone")
+                }
+                shown = [:]
+                capabilities = nil
+                serverIdentity = nil
+                save()
+            }
         }
     }
 
-    /// The notification stays until dismissed or withdrawn (`--expire-time=0`): a reminder that vanished while
+    /// At start: takes back what the last run kept, if the same server still shows it; else forgets it.
+    public func restore() async {
+        guard let shownFile, let data = FileManager.default.contents(atPath: shownFile) else { return }
+        guard let saved = try? JSONDecoder().decode(ShownFile.self, from: data) else {
+            logger.warning("\(shownFile) is not what nudged writes there; its notifications are forgotten")
+            return
+        }
+        let kept = Dictionary(
+            uniqueKeysWithValues: saved.shown.compactMap { key, value in Int(key).map { ($0, value) } }
+        )
+        do {
+            let identity = try await server.identity()
+            if identity == saved.server {
+                shown = kept
+                serverIdentity = identity
+                let count =
+                    kept.count == 1
+                    ? "1 notification from before the restart is"
+                    : "\(kept.count) notifications from before the restart are"
+                logger.info("\(count) on screen still")
+                return
+            }
+            logger.info(
+                "the notification server restarted since nudged last ran; its \(kept.count) notifications are gone"
+            )
+        } catch {
+            logger.warning(
+                "cannot tell which notification server runs: \(Self.describe(error)); forgetting what it showed"
+            )
+        }
+        save()
+    }
+
+    // MARK: Private
+
+    private func currentCapabilities() async throws(BusError) -> Set<String> {
+        if let capabilities { return capabilities }
+        let asked = try await server.capabilities()
+        capabilities = asked
+        logger.debug("the notification server supports: \(asked.sorted().joined(separator: ", "))")
+        return asked
+    }
+
+    /// The item a notification shows, no longer kept as shown.
+    private func take(_ notificationID: UInt32) -> (Int, Shown)? {
+        guard let (itemID, entry) = shown.first(where: { $0.value.notification == notificationID }) else { return nil }
+        shown.removeValue(forKey: itemID)
+        save()
+        return (itemID, entry)
+    }
+
+    private func close(_ notificationID: UInt32, of itemID: Int) async {
+        do {
+            try await server.close(notificationID)
+            logger.debug("closed notification \(notificationID) of item \(itemID)")
+        } catch {
+            logger.info("closing notification \(notificationID) of item \(itemID): \(Self.describe(error))")
+        }
+    }
+
+    /// Rewrites the runtime directory's file; it is small (one entry a notification on screen) and on a tmpfs.
+    private func save() {
+        guard let shownFile else { return }
+        let file = ShownFile(
+            server: serverIdentity ?? "",
+            shown: Dictionary(uniqueKeysWithValues: shown.map { (String($0.key), $0.value) })
+        )
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            try encoder.encode(file).write(to: URL(fileURLWithPath: shownFile), options: .atomic)
+        } catch {
+            logger.warning("cannot keep which notification shows which item in \(shownFile): \(error)")
+        }
+    }
+
+    private static func describe(_ error: BusError) -> String {
+        error.isTimeout
+            ? "the notification server did not answer within \(timeout.components.seconds) s"
+            : error.description
+    }
+
+    /// The notification stays until dismissed or withdrawn (expire timeout 0): a reminder that vanished while
     /// nobody looked would be no reminder. The list's name is the summary (plain text by the specification), with
     /// "due in 1h" for an advance warning, which the reminder then replaces on screen; the item's text is the body,
-    /// escaped, so markup in it shows literally. `--` ends the options, so text starting with `-` is never read as
-    /// one.
-    static func notifySend(_ delivery: Delivery, replacing notificationID: UInt32?) -> ProcessCommand {
+    /// escaped where the server reads markup, so it shows as written.
+    static func notification(
+        _ delivery: Delivery,
+        replacing notificationID: UInt32?,
+        capabilities: Set<String>,
+        snoozeLabel: String
+    ) -> DesktopNotification {
         let reminder = delivery.reminder
-        // The item's priority is the notification's urgency; high is "critical", which servers keep on screen.
-        let urgency =
-            switch reminder.priority {
-            case .low: "low"
-            case .normal: "normal"
-            case .high: "critical"
-            }
-        var arguments = ["--app-name=nudge", "--print-id", "--urgency=\(urgency)", "--expire-time=0"]
-        if let notificationID { arguments.append("--replace-id=\(notificationID)") }
-        var body = escapingBodyMarkup(reminder.text)
+        var body = capabilities.contains("body-markup") ? escapingBodyMarkup(reminder.text) : reminder.text
         if delivery.isLate {
             body += "\n(due \(reminder.due.formatted(date: .abbreviated, time: .shortened)))"
         }
         let summary = delivery.warningTimeLeft.map { "\(reminder.listName): due in \(DurationText.short($0))" }
-        arguments += ["--", summary ?? reminder.listName, body]
-        return ProcessCommand("notify-send", arguments, timeout: timeout, capturesOutput: true)
-    }
-
-    static func closeNotification(_ notificationID: UInt32) -> ProcessCommand {
-        ProcessCommand(
-            "gdbus",
-            [
-                "call", "--session", "--dest", "org.freedesktop.Notifications",
-                "--object-path", "/org/freedesktop/Notifications",
-                "--method", "org.freedesktop.Notifications.CloseNotification", "uint32 \(notificationID)",
-            ],
-            timeout: timeout,
-            capturesOutput: true
+        // The item's priority is the notification's urgency; high is critical, which servers keep on screen.
+        let urgency: UInt8 =
+            switch reminder.priority {
+            case .low: 0
+            case .normal: 1
+            case .high: 2
+            }
+        return DesktopNotification(
+            replacesID: notificationID ?? 0,
+            summary: summary ?? reminder.listName,
+            body: body,
+            actions: capabilities.contains("actions")
+                ? [NotificationResponse.done.rawValue, "Done", NotificationResponse.snooze.rawValue, snoozeLabel] : [],
+            urgency: urgency
         )
     }
 

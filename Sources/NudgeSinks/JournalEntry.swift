@@ -23,6 +23,8 @@ public struct JournalEntry: Sendable, Equatable {
         case .snoozed: "57e60be36ae4a3a63aa01d34b18d620b"
         case .completed: "017cdb8c95ae4e1abaf93d870403375a"
         case .warned: "2617270170764842b07c5e1b3dd07b7e"
+        case .dismissed: "ab6c533a88b845bda43d59d0f4b1f6b3"
+        case .expired: "c530e9028b9a4487bac95d352cb48776"
         }
     }
 
@@ -38,7 +40,9 @@ public struct JournalEntry: Sendable, Equatable {
         case (.fired, .high), (.warned, .high), (.missed, .high): 2
         case (.fired, .normal), (.warned, .normal): (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
         case (.missed, .normal): 4
-        case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _): 6
+        case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _), (.dismissed, _),
+            (.expired, _):
+            6
         }
     }
 
@@ -53,9 +57,14 @@ public struct JournalEntry: Sendable, Equatable {
             case .scheduled: "scheduled for \(due): \(event.text)"
             case .replaced: "rescheduled for \(due): \(event.text)"
             case .cancelled: "cancelled: \(event.text)"
+            case .snoozed where event.source == .notification:
+                "snoozed until \(due), from the notification: \(event.text)"
             case .snoozed: "snoozed until \(due): \(event.text)"
+            case .completed where event.source == .notification: "done, from the notification: \(event.text)"
             case .completed: "occurrence of \(due) completed: \(event.text)"
             case .warned: "due in \(DurationText.short(event.warningTimeLeft ?? 0)) (\(due)): \(event.text)"
+            case .dismissed: "notification dismissed: \(event.text)"
+            case .expired: "notification expired: \(event.text)"
             }
         append("MESSAGE", message)
         append("PRIORITY", String(Self.priority(of: event)))
@@ -83,6 +92,8 @@ public struct JournalEntry: Sendable, Equatable {
         if let catchUp = event.catchUp { append("NUDGE_CATCH_UP", catchUp.description) }
         // An advance warning: how long before NUDGE_DUE it was meant to come.
         if let warning = event.warning { append("NUDGE_WARNING", DurationText.iso8601(warning)) }
+        // What the user did on the desktop notification led to this event.
+        if let source = event.source { append("NUDGE_SOURCE", source.rawValue) }
     }
 
     /// journald's rule for a field an application may set: 1 to 64 of A–Z, 0–9 and `_`, not starting with a digit

@@ -1,7 +1,6 @@
+import CLinux
 import Foundation
 import NudgeSystem
-import Subprocess
-import SystemPackage
 
 /// A program to run: by argument vector, never through a shell. Arguments and environment values are C strings,
 /// which cannot hold NUL, so a NUL in them is shown as U+2400 (␀) instead of silently cutting the text short.
@@ -11,23 +10,14 @@ public struct ProcessCommand: Sendable, Equatable {
     public var arguments: [String]
     /// Added to (or replacing in) nudged's own environment.
     public var environment: [String: String]
-    /// Past this the program is stopped: SIGTERM, then SIGKILL a second later.
+    /// Past this the program is stopped: SIGTERM to its process group, then SIGKILL a second later.
     public var timeout: Duration
-    /// Capture stdout and stderr (up to 64 KiB each) for the caller; otherwise they go to nudged's stderr.
-    public var capturesOutput: Bool
 
-    public init(
-        _ executable: String,
-        _ arguments: [String],
-        environment: [String: String] = [:],
-        timeout: Duration,
-        capturesOutput: Bool
-    ) {
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration) {
         self.executable = executable
         self.arguments = arguments.map(Self.withoutNUL)
         self.environment = environment.mapValues(Self.withoutNUL)
         self.timeout = timeout
-        self.capturesOutput = capturesOutput
     }
 
     static func withoutNUL(_ text: String) -> String {
@@ -35,32 +25,20 @@ public struct ProcessCommand: Sendable, Equatable {
     }
 }
 
-/// How a program ended, and what it printed if its output was captured.
-public struct ProcessOutcome: Sendable, Equatable {
-    public enum Ending: Sendable, Equatable {
-        case exited(Int32)
-        case signalled(Int32)
-        /// Still running at the timeout, and stopped.
-        case timedOut
-        /// Never ran: not found, not executable, or the spawn failed.
-        case notStarted(String)
-    }
+/// How a program ended.
+public enum ProcessOutcome: Sendable, Equatable {
+    case exited(Int32)
+    case signalled(Int32)
+    /// Still running at the timeout, and stopped.
+    case timedOut
+    /// Never ran: not found, not executable, or the spawn failed.
+    case notStarted(String)
 
-    public var ending: Ending
-    public var standardOutput = ""
-    public var standardError = ""
-
-    public init(_ ending: Ending, standardOutput: String = "", standardError: String = "") {
-        self.ending = ending
-        self.standardOutput = standardOutput
-        self.standardError = standardError
-    }
-
-    public var succeeded: Bool { ending == .exited(0) }
+    public var succeeded: Bool { self == .exited(0) }
 
     /// For a log line: `exited with status 2`, `was stopped after 5 s`, …
     public func describe(timeout: Duration) -> String {
-        switch ending {
+        switch self {
         case .exited(let status): "exited with status \(status)"
         case .signalled(let signal): "was killed by signal \(signal)"
         case .timedOut: "was stopped after \(timeout.components.seconds) s without finishing"
@@ -74,73 +52,108 @@ public protocol ProcessRunner: Sendable {
     func run(_ command: ProcessCommand) async -> ProcessOutcome
 }
 
-/// Runs programs with swift-subprocess, under the command's timeout.
-public struct SubprocessRunner: ProcessRunner {
-    static let outputLimit = 64 * 1024
-
+/// Runs each program with `posix_spawn` and waits for it on a thread of its own, blocked in `poll` on a pidfd until
+/// it exits or its timeout comes: nothing wakes while it runs, and nothing is left behind once it has been reaped.
+/// (swift-subprocess, used before, waits in `Task.sleep` steps of a second, which starts libdispatch's pool monitor
+/// and makes nudged wake every second for the rest of its life.) The program gets /dev/null as stdin, nudged's
+/// stderr as stdout and stderr, default signal handling, and a process group of its own, so a timeout stops what it
+/// started too.
+public struct SpawningRunner: ProcessRunner {
     public init() {}
 
     public func run(_ command: ProcessCommand) async -> ProcessOutcome {
-        await withTaskGroup(of: ProcessOutcome?.self) { group in
-            group.addTask { await launch(command) }
-            group.addTask {
-                try? await EventLoopClock().sleep(for: command.timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            // Cancelling the launch makes swift-subprocess stop the program (teardown sequence) and reap it.
-            group.cancelAll()
-            if let first { return first }
-            await group.waitForAll()
-            return ProcessOutcome(.timedOut)
+        await onThreadOfItsOwn(named: "nudge-child") { Self.runToEnd(command) }
+    }
+
+    private static func runToEnd(_ command: ProcessCommand) -> ProcessOutcome {
+        let pid: pid_t
+        switch spawn(command) {
+        case .success(let spawned): pid = spawned
+        case .failure(let failure): return .notStarted(failure.reason)
+        }
+        let pidfd = nudge_pidfd_open(pid)
+        defer { if pidfd >= 0 { close(pidfd) } }
+        let milliseconds =
+            command.timeout.components.seconds * 1_000
+            + command.timeout.components.attoseconds / 1_000_000_000_000_000
+        if pidfd >= 0 && !exits(pidfd, within: Int32(clamping: milliseconds)) {
+            kill(-pid, SIGTERM)
+            if !exits(pidfd, within: 1_000) { kill(-pid, SIGKILL) }
+            _ = reap(pid)
+            return .timedOut
+        }
+        // Without a pidfd (a kernel before 5.3) the wait has no timeout.
+        return reap(pid)
+    }
+
+    /// Whether the process behind `pidfd` has exited within `milliseconds`.
+    private static func exits(_ pidfd: Int32, within milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let end = Int64(deadline.tv_sec) * 1_000 + Int64(deadline.tv_nsec) / 1_000_000 + Int64(milliseconds)
+        while true {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let left = end - (Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000)
+            let ready = poll(&entry, 1, Int32(clamping: max(left, 0)))
+            if ready > 0 { return true }
+            if ready == 0 || errno != EINTR { return false }
         }
     }
 
-    private func launch(_ command: ProcessCommand) async -> ProcessOutcome {
-        let executable: Executable =
-            command.executable.contains("/") ? .path(FilePath(command.executable)) : .name(command.executable)
-        var options = PlatformOptions()
-        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(1))]
-        var additions: [Environment.Key: String?] = [:]
-        for (name, value) in command.environment {
-            guard let key = Environment.Key(rawValue: name) else { continue }
-            additions[key] = value
+    private static func reap(_ pid: pid_t) -> ProcessOutcome {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return .notStarted("waiting for it failed: \(String(cString: strerror(errno)))") }
         }
-        let environment = Environment.inherit.updating(additions)
-        do {
-            if command.capturesOutput {
-                let result = try await Subprocess.run(
-                    executable,
-                    arguments: Arguments(command.arguments),
-                    environment: environment,
-                    platformOptions: options,
-                    output: .string(limit: Self.outputLimit),
-                    error: .string(limit: Self.outputLimit)
-                )
-                return ProcessOutcome(
-                    Self.ending(result.terminationStatus),
-                    standardOutput: result.standardOutput,
-                    standardError: result.standardError
-                )
-            }
-            let result = try await Subprocess.run(
-                executable,
-                arguments: Arguments(command.arguments),
-                environment: environment,
-                platformOptions: options,
-                output: .currentStandardError,
-                error: .currentStandardError
-            )
-            return ProcessOutcome(Self.ending(result.terminationStatus))
-        } catch {
-            return ProcessOutcome(.notStarted("\(error)"))
-        }
+        // WIFEXITED and friends are macros, which Swift does not import.
+        let signal = status & 0x7f
+        return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
     }
 
-    private static func ending(_ status: TerminationStatus) -> ProcessOutcome.Ending {
-        switch status {
-        case .exited(let code): .exited(code)
-        case .signaled(let signal): .signalled(signal)
+    private struct SpawnFailure: Error {
+        var reason: String
+    }
+
+    private static func spawn(_ command: ProcessCommand) -> Result<pid_t, SpawnFailure> {
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(command.environment) { $1 }
+        let argv = ([command.executable] + command.arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv + envp { free(pointer) }
         }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        // Whatever nudged has open beyond these (sockets, the store) is not the program's.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        // nudged ignores SIGPIPE and SIGHUP and may block others; the program starts with the defaults.
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
+        )
+        var pid: pid_t = 0
+        let result =
+            command.executable.contains("/")
+            ? posix_spawn(&pid, command.executable, &actions, &attributes, argv, envp)
+            : posix_spawnp(&pid, command.executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            return .failure(SpawnFailure(reason: "\(command.executable): \(String(cString: strerror(result)))"))
+        }
+        return .success(pid)
     }
 }

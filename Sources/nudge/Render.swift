@@ -256,7 +256,9 @@ enum Render {
         case .snoozed:
             detail = "until \(due)" + (event.previousDue.map { ", due \(time.clock($0.date, relativeTo: at))" } ?? "")
         case .completed:
-            detail = "occurrence due \(due) done"
+            detail = event.source == .notification ? "due \(due), done" : "occurrence due \(due) done"
+        case .dismissed, .expired:
+            detail = "showing due \(due)"
         }
         let kind = event.kind.rawValue + String(repeating: " ", count: max(0, 9 - event.kind.rawValue.count))
         let style: Terminal.Style =
@@ -267,7 +269,9 @@ enum Render {
             default: .plain
             }
         let stamp = time.stamp(at) + (relative ? " (\(time.relative(at)))" : "")
-        return "\(stamp)  \(look.terminal.styled(kind, style))  #\(event.itemID) \(quoted(event.text)) (\(detail))  "
+        let source = event.source.map { ", from the \($0.rawValue)" } ?? ""
+        return
+            "\(stamp)  \(look.terminal.styled(kind, style))  #\(event.itemID) \(quoted(event.text)) (\(detail)\(source))  "
             + "event \(event.id)"
     }
 

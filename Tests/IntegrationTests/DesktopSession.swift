@@ -1,25 +1,37 @@
 import Foundation
 import Testing
 
-/// A private desktop for one test: its own D-Bus session bus, an X server (Xvfb), dunst as the real notification
-/// server, and `busctl monitor` recording every call to org.freedesktop.Notifications on that bus as one JSON object a
-/// line, so tests can assert the exact replaces_id and body each call carried. scripts/install-deps installs them all.
+/// A private desktop for one test: its own D-Bus session bus, an X server (Xvfb), a notification server, and
+/// `busctl monitor` recording every call to org.freedesktop.Notifications on that bus as one JSON object a line, so
+/// tests can assert the exact replaces_id, body and actions each call carried. The server is dunst, the real one
+/// (its context menu, which `dunstctl action` opens for a notification with several actions, is a script that picks
+/// what `click` asked for), or Tests/Tools/notification-server.py, a scriptable one that offers the capabilities a
+/// test names. scripts/install-deps installs them all.
 final class DesktopSession: Sendable {
     /// One call to the notification server, as the bus carried it.
     enum Call: Sendable, Equatable {
-        case notify(replacesID: UInt32, summary: String, body: String)
+        case notify(replacesID: UInt32, summary: String, body: String, actions: [String])
         case close(UInt32)
         case other
+    }
+
+    enum Server {
+        /// dunst; with `markup`, it reads body markup (`markup = full`) and says so (`body-markup`).
+        case dunst(markup: Bool)
+        /// The scriptable server, offering these capabilities.
+        case scripted(capabilities: [String])
     }
 
     let directory: String
     let busAddress: String
     let display: String
-    let dunst: Process
+    /// The notification server's process.
+    let server: Process
+    private let isDunst: Bool
     private let processes: [Process]
     private let calls: LineCollector<Call>
 
-    init() async throws {
+    init(_ serverKind: Server = .dunst(markup: false)) async throws {
         let directory = try temporaryDirectory("desktop")
         let busAddress = "unix:path=\(directory)/bus"
         self.directory = directory
@@ -48,13 +60,39 @@ final class DesktopSession: Sendable {
             }
             self.display = display
             let environment = Self.environment(busAddress: busAddress, display: display)
-            // An empty configuration: dunst's built-in defaults, whatever the machine's dunstrc says.
-            let config = directory + "/dunstrc"
-            _ = FileManager.default.createFile(atPath: config, contents: Data())
-            dunst = try Self.spawn("/usr/bin/dunst", ["-config", config], environment: environment)
-            started.append(dunst)
-            try await eventually("dunst on \(busAddress) to come up") {
-                (try? await run("/usr/bin/dunstctl", ["count"], environment: environment))?.status == 0
+            switch serverKind {
+            case .dunst(let markup):
+                // dunst's built-in defaults, whatever the machine's dunstrc says, but for the context menu: a script
+                // that picks the line of the notification and action `click` wrote down.
+                let picker = directory + "/pick"
+                let script = "#!/bin/sh\nexec grep -m1 -F \"[$(cat '\(directory)/choice')]\"\n"
+                _ = FileManager.default.createFile(atPath: picker, contents: Data(script.utf8))
+                chmod(picker, 0o755)
+                let config = directory + "/dunstrc"
+                let settings = "[global]\n    dmenu = \(picker)\n" + (markup ? "    markup = full\n" : "")
+                _ = FileManager.default.createFile(atPath: config, contents: Data(settings.utf8))
+                server = try Self.spawn("/usr/bin/dunst", ["-config", config], environment: environment)
+                started.append(server)
+                try await eventually("dunst on \(busAddress) to come up") {
+                    (try? await run("/usr/bin/dunstctl", ["count"], environment: environment))?.status == 0
+                }
+                isDunst = true
+            case .scripted(let capabilities):
+                let ready = try LineCollector(path: directory + "/server.out")
+                server = try Self.spawn(
+                    "/usr/bin/python3",
+                    [
+                        Binaries.packageRoot + "/Tests/Tools/notification-server.py", "--address", busAddress,
+                        "--capabilities", capabilities.joined(separator: ","),
+                    ],
+                    environment: environment,
+                    output: ready.writer()
+                )
+                started.append(server)
+                try await eventually("the scripted notification server on \(busAddress) to come up") {
+                    ready.lines.contains("ready")
+                }
+                isDunst = false
             }
             let monitorSays = try LineCollector(path: directory + "/monitor.err")
             started.append(
@@ -86,7 +124,46 @@ final class DesktopSession: Sendable {
         try await run("/usr/bin/dunstctl", arguments, environment: environment)
     }
 
-    func displayedCount() async -> Int { await count("displayed") }
+    func displayedCount() async -> Int {
+        if isDunst { return await count("displayed") }
+        let shown = try? await control("Shown")
+        // busctl prints `a(uss) COUNT …`.
+        return shown.flatMap { Int($0.stdout.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") } ?? -1
+    }
+
+    /// Presses a notification's button: on dunst through `dunstctl action` (the top notification, whose context
+    /// menu the picker answers), on the scripted server by having it send ActionInvoked.
+    func click(_ notificationID: UInt32, _ action: String) async throws {
+        if isDunst {
+            try Data("\(notificationID),\(action)".utf8).write(to: URL(fileURLWithPath: directory + "/choice"))
+            let result = try await dunstctl("action", "0")
+            if result.status != 0 { throw Failure("dunstctl action failed: \(result.stderr)") }
+        } else {
+            let result = try await control("InvokeAction", "us", String(notificationID), action)
+            if result.status != 0 { throw Failure("InvokeAction failed: \(result.stderr)") }
+        }
+    }
+
+    /// Closes a notification as the user would (dunst: `dunstctl close`, which closes the top one), or, with
+    /// `expired`, as the server does when one times out (scripted server only).
+    func close(_ notificationID: UInt32, expired: Bool = false) async throws {
+        let result =
+            isDunst && !expired
+            ? try await dunstctl("close")
+            : try await control("Close", "uu", String(notificationID), expired ? "1" : "2")
+        if result.status != 0 { throw Failure("closing notification \(notificationID) failed: \(result.stderr)") }
+    }
+
+    /// Calls the scripted server's control interface.
+    func control(_ method: String, _ arguments: String...) async throws -> CommandResult {
+        try await run(
+            "/usr/bin/busctl",
+            [
+                "--address=\(busAddress)", "call", "org.freedesktop.Notifications",
+                "/org/freedesktop/Notifications", "org.nudge.TestServer", method,
+            ] + arguments
+        )
+    }
 
     /// What `dunstctl history` holds, newest first.
     func history() async throws -> [(id: Int, summary: String, body: String)] {
@@ -98,11 +175,12 @@ final class DesktopSession: Sendable {
         }
     }
 
-    /// Every Notify call on the bus so far: the notification it replaces (0 for none), its summary and its body.
-    func notifyCalls() -> [(replacesID: UInt32, summary: String, body: String)] {
+    /// Every Notify call on the bus so far: the notification it replaces (0 for none), its summary, body and
+    /// actions.
+    func notifyCalls() -> [(replacesID: UInt32, summary: String, body: String, actions: [String])] {
         calls.lines.compactMap {
-            guard case .notify(let replacesID, let summary, let body) = $0 else { return nil }
-            return (replacesID, summary, body)
+            guard case .notify(let replacesID, let summary, let body, let actions) = $0 else { return nil }
+            return (replacesID, summary, body, actions)
         }
     }
 
@@ -137,7 +215,8 @@ final class DesktopSession: Sendable {
             return .notify(
                 replacesID: (values[1] as? NSNumber)?.uint32Value ?? 0,
                 summary: values[3] as? String ?? "",
-                body: values[4] as? String ?? ""
+                body: values[4] as? String ?? "",
+                actions: values.count > 5 ? (values[5] as? [String] ?? []) : []
             )
         case "CloseNotification":
             return .close((values.first as? NSNumber)?.uint32Value ?? 0)

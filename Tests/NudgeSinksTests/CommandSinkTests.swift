@@ -21,7 +21,6 @@ import Testing
         #expect(command?.executable == "/usr/bin/pager")
         #expect(command?.arguments == ["--team", "two words"])
         #expect(command?.timeout == .seconds(7))
-        #expect(command?.capturesOutput == false)
         #expect(
             command?.environment == [
                 "NUDGE_ITEM_ID": "12", "NUDGE_TEXT": "back up\nthe NAS", "NUDGE_LIST": "Ops",

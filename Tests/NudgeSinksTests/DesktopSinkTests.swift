@@ -1,9 +1,76 @@
 import Foundation
 import Logging
 import NudgeCore
+import Synchronization
 import Testing
 
 @testable import NudgeSinks
+
+/// A notification server in memory: answers from a script, records every call, and sends signals when told.
+final class FakeNotificationServer: NotificationServer {
+    enum Call: Equatable {
+        case capabilities
+        case notify(DesktopNotification)
+        case close(UInt32)
+    }
+
+    let signals: AsyncStream<NotificationSignal>
+    private let continuation: AsyncStream<NotificationSignal>.Continuation
+    private let state: Mutex<(calls: [Call], nextID: UInt32, failing: Bool, identity: String)>
+    private let offered: Set<String>
+
+    init(capabilities: Set<String> = ["actions", "body-markup"], identity: String = "bus :1.1") {
+        offered = capabilities
+        state = Mutex(([], 40, false, identity))
+        (signals, continuation) = AsyncStream.makeStream()
+    }
+
+    var calls: [Call] { state.withLock { $0.calls } }
+    var notifications: [DesktopNotification] {
+        calls.compactMap {
+            guard case .notify(let notification) = $0 else { return nil }
+            return notification
+        }
+    }
+    var closed: [UInt32] {
+        calls.compactMap {
+            guard case .close(let notificationID) = $0 else { return nil }
+            return notificationID
+        }
+    }
+
+    /// Every call from now on fails as a server that does not answer.
+    func stopAnswering() { state.withLock { $0.failing = true } }
+    func restart(as identity: String) { state.withLock { $0.identity = identity } }
+    func send(_ signal: NotificationSignal) { continuation.yield(signal) }
+    func endSignals() { continuation.finish() }
+
+    private func record(_ call: Call) throws(BusError) {
+        let failing = state.withLock { state in
+            state.calls.append(call)
+            return state.failing
+        }
+        if failing { throw BusError(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply") }
+    }
+
+    func capabilities() async throws(BusError) -> Set<String> {
+        try record(.capabilities)
+        return offered
+    }
+
+    func identity() async throws(BusError) -> String { state.withLock { $0.identity } }
+
+    func notify(_ notification: DesktopNotification) async throws(BusError) -> UInt32 {
+        try record(.notify(notification))
+        return state.withLock { state in
+            if notification.replacesID != 0 { return notification.replacesID }
+            state.nextID += 1
+            return state.nextID
+        }
+    }
+
+    func close(_ notificationID: UInt32) async throws(BusError) { try record(.close(notificationID)) }
+}
 
 @Suite struct DesktopSinkTests {
     private let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
@@ -19,77 +86,137 @@ import Testing
         )
     }
 
-    private func shown(_ id: String) -> ProcessOutcome { ProcessOutcome(.exited(0), standardOutput: "\(id)\n") }
+    private func sink(_ server: FakeNotificationServer, shownFile: String? = nil) -> DesktopSink {
+        DesktopSink(server: server, shownFile: shownFile, snoozeLength: 600, logger: logger)
+    }
 
-    @Test func theSameItemFiringAgainReplacesItsNotification() async {
-        let runner = FakeRunner(answers: [shown("41"), shown("41"), shown("42")])
-        let sink = DesktopSink(runner: runner, logger: logger)
+    private func notification(_ delivery: Delivery, capabilities: Set<String> = ["actions", "body-markup"])
+        -> DesktopNotification
+    {
+        DesktopSink.notification(delivery, replacing: nil, capabilities: capabilities, snoozeLabel: "Snooze 10m")
+    }
+
+    @Test func theSameItemFiringAgainReplacesItsNotificationAndCapabilitiesAreAskedOnce() async {
+        let server = FakeNotificationServer()
+        let sink = sink(server)
         await sink.deliver(delivery(1, "first"))
         await sink.deliver(delivery(1, "first, edited"))
         await sink.deliver(delivery(2, "other item"))
-        let arguments = runner.commands.map(\.arguments)
-        #expect(runner.commands.allSatisfy { $0.executable == "notify-send" && $0.capturesOutput })
-        #expect(!arguments[0].contains { $0.hasPrefix("--replace-id") })
-        #expect(arguments[1].contains("--replace-id=41"))
-        #expect(!arguments[2].contains { $0.hasPrefix("--replace-id") })
+        #expect(server.notifications.map(\.replacesID) == [0, 41, 0])
+        #expect(server.calls.filter { $0 == .capabilities }.count == 1)
     }
 
     @Test func withdrawingClosesWhatTheItemShowsAndNothingElse() async {
-        let runner = FakeRunner(answers: [shown("7")])
-        let sink = DesktopSink(runner: runner, logger: logger)
+        let server = FakeNotificationServer()
+        let sink = sink(server)
         await sink.withdraw(itemID: 1)
-        #expect(runner.commands.isEmpty, "nothing was shown, so nothing is closed")
+        #expect(server.calls.isEmpty, "nothing was shown, so nothing is closed")
         await sink.deliver(delivery(1, "call"))
         await sink.withdraw(itemID: 1)
         await sink.withdraw(itemID: 1)
-        #expect(runner.commands.count == 2)
-        let close = runner.commands[1]
-        #expect(close.executable == "gdbus")
-        #expect(
-            close.arguments.suffix(3) == ["--method", "org.freedesktop.Notifications.CloseNotification", "uint32 7"]
-        )
+        #expect(server.closed == [41])
         // Shown again after the close: a new notification, not a replacement of the closed one.
         await sink.deliver(delivery(1, "call again"))
-        #expect(!runner.commands[2].arguments.contains { $0.hasPrefix("--replace-id") })
+        #expect(server.notifications.last?.replacesID == 0)
     }
 
-    @Test func aFailedNotifySendLeavesNothingToReplaceOrClose() async {
-        let runner = FakeRunner(answers: [ProcessOutcome(.timedOut), ProcessOutcome(.exited(0), standardOutput: "")])
-        let sink = DesktopSink(runner: runner, logger: logger)
+    @Test func aServerThatDoesNotAnswerLeavesNothingToReplaceOrClose() async {
+        let server = FakeNotificationServer()
+        server.stopAnswering()
+        let sink = sink(server)
         await sink.deliver(delivery(1, "a"))
-        await sink.deliver(delivery(1, "b"))
         await sink.withdraw(itemID: 1)
-        #expect(runner.commands.count == 2)
-        #expect(runner.commands.allSatisfy { !$0.arguments.contains { $0.hasPrefix("--replace-id") } })
+        // Asking for capabilities failed, so no Notify was sent, and nothing is shown to close.
+        #expect(server.calls == [.capabilities])
     }
 
-    @Test func theTextIsTheEscapedBodyAfterTheEndOfOptions() {
-        let command = DesktopSink.notifySend(delivery(3, "-u critical <b>x</b> & y\n\u{0}z"), replacing: nil)
-        #expect(command.arguments.suffix(3) == ["--", "Home", "-u critical &lt;b&gt;x&lt;/b&gt; &amp; y\n\u{2400}z"])
-        #expect(command.arguments.contains("--app-name=nudge"))
-        #expect(command.arguments.contains("--print-id"))
-        #expect(command.timeout <= .seconds(10))
+    @Test func markupIsEscapedOnlyWhereTheServerReadsIt() {
+        let text = "-u critical <b>x</b> & y"
+        #expect(notification(delivery(3, text)).body == "-u critical &lt;b&gt;x&lt;/b&gt; &amp; y")
+        #expect(notification(delivery(3, text), capabilities: ["actions"]).body == text)
+    }
+
+    @Test func buttonsAreOfferedOnlyWhereTheServerHasActions() {
+        #expect(notification(delivery(3, "x")).actions == ["done", "Done", "snooze", "Snooze 10m"])
+        #expect(notification(delivery(3, "x"), capabilities: ["body-markup"]).actions.isEmpty)
     }
 
     @Test func theItemsPriorityIsTheNotificationsUrgency() {
-        let urgencies = [Priority.low, .normal, .high].map { priority in
-            DesktopSink.notifySend(delivery(3, "x", priority: priority), replacing: nil).arguments
-                .first { $0.hasPrefix("--urgency=") }
-        }
-        #expect(urgencies == ["--urgency=low", "--urgency=normal", "--urgency=critical"])
+        let urgencies = [Priority.low, .normal, .high].map { notification(delivery(3, "x", priority: $0)).urgency }
+        #expect(urgencies == [0, 1, 2])
     }
 
     @Test func anAdvanceWarningSaysInTheSummaryHowSoonItIsDue() {
         var warning = delivery(3, "dentist")
         warning.warning = 5400
-        let arguments = DesktopSink.notifySend(warning, replacing: 17).arguments
-        #expect(Array(arguments.suffix(2)) == ["Home: due in 1h 30m", "dentist"])
-        #expect(arguments.contains("--replace-id=17"), "the reminder replaces its warning on screen, and back")
-        #expect(DesktopSink.notifySend(delivery(3, "dentist"), replacing: nil).arguments.suffix(2).first == "Home")
+        #expect(notification(warning).summary == "Home: due in 1h 30m")
+        #expect(notification(delivery(3, "dentist")).summary == "Home")
     }
 
     @Test func aLateReminderSaysWhenItWasDue() {
-        let body = DesktopSink.notifySend(delivery(3, "pay rent", lateBy: 3600), replacing: nil).arguments.last
-        #expect(body?.hasPrefix("pay rent\n(due ") == true)
+        #expect(notification(delivery(3, "pay rent", lateBy: 3600)).body.hasPrefix("pay rent\n(due ") == true)
+    }
+
+    /// What the user does goes to the daemon with the item and the instant shown, once; the notification a button
+    /// was pressed on is closed; closes by a call, and signals about other programs' notifications, are nobody's
+    /// business.
+    @Test func buttonsAndClosesReachTheDaemonOnce() async {
+        let server = FakeNotificationServer()
+        let sink = sink(server)
+        for itemID in 1...4 { await sink.deliver(delivery(itemID, "item \(itemID)")) }  // notifications 41 to 44
+        let heard = Mutex<[String]>([])
+        server.send(.actionInvoked(notificationID: 41, action: "done"))
+        server.send(.actionInvoked(notificationID: 41, action: "done"))
+        server.send(.actionInvoked(notificationID: 42, action: "snooze"))
+        server.send(.actionInvoked(notificationID: 99, action: "done"))
+        server.send(.actionInvoked(notificationID: 43, action: "default"))
+        server.send(.closed(notificationID: 43, reason: 2))
+        server.send(.closed(notificationID: 44, reason: 1))
+        server.send(.closed(notificationID: 42, reason: 3))
+        server.endSignals()
+        await sink.listen { itemID, due, response in
+            heard.withLock { $0.append("\(itemID) \(response.rawValue) \(Int(due.timeIntervalSince1970))") }
+        }
+        #expect(
+            heard.withLock { $0 } == [
+                "1 done 1800000000", "2 snooze 1800000000", "3 dismissed 1800000000", "4 expired 1800000000",
+            ]
+        )
+        #expect(server.closed == [41, 42])
+        #expect(await sink.shown.isEmpty)
+    }
+
+    @Test func aRestartedDaemonKeepsWhatTheSameServerShowsAndForgetsWhatAnotherShowed() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("shown-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let server = FakeNotificationServer()
+        await sink(server, shownFile: file).deliver(delivery(7, "water the plants"))
+
+        let restarted = sink(server, shownFile: file)
+        await restarted.restore()
+        await restarted.deliver(delivery(7, "water the plants, edited"))
+        await restarted.withdraw(itemID: 7)
+        #expect(server.notifications.map(\.replacesID) == [0, 41])
+        #expect(server.closed == [41])
+
+        await restarted.deliver(delivery(8, "feed the cat"))
+        server.restart(as: "bus :1.2")
+        let afterServerRestart = sink(server, shownFile: file)
+        await afterServerRestart.restore()
+        #expect(await afterServerRestart.shown.isEmpty)
+        await afterServerRestart.deliver(delivery(8, "feed the cat"))
+        #expect(server.notifications.last?.replacesID == 0)
+    }
+
+    @Test func aNewServerVoidsWhatTheOldOneShowed() async {
+        let server = FakeNotificationServer()
+        let sink = sink(server)
+        await sink.deliver(delivery(1, "a"))
+        server.send(.serverChanged)
+        server.endSignals()
+        await sink.listen { _, _, _ in }
+        await sink.deliver(delivery(1, "a"))
+        #expect(server.notifications.map(\.replacesID) == [0, 0])
+        #expect(server.calls.filter { $0 == .capabilities }.count == 2, "a new server is asked what it supports")
     }
 }

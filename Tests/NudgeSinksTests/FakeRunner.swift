@@ -14,7 +14,7 @@ final class FakeRunner: ProcessRunner {
     func run(_ command: ProcessCommand) async -> ProcessOutcome {
         state.withLock { state in
             state.commands.append(command)
-            return state.answers.isEmpty ? ProcessOutcome(.exited(0)) : state.answers.removeFirst()
+            return state.answers.isEmpty ? .exited(0) : state.answers.removeFirst()
         }
     }
 }

@@ -21,6 +21,16 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         /// An advance warning was delivered: `due` is the item's due instant, `warning` how long before it the
         /// warning was meant to come.
         case warned
+        /// The user closed the reminder's desktop notification without pressing a button.
+        case dismissed
+        /// The notification server took the reminder's notification off the screen by itself.
+        case expired
+    }
+
+    /// Where a decision came from, when not from nudge itself or a request.
+    public enum Source: String, Codable, Sendable {
+        /// A button pressed on the reminder's desktop notification, or the notification closed.
+        case notification
     }
 
     /// 1, 2, 3, … in the order the decisions were made, never reused: allocated by `ReminderBook` from the
@@ -50,6 +60,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     /// For `warned`, and `missed` of a warning: how long before `due` the warning was meant to come (its lateness
     /// counts from there).
     public var warning: TimeInterval?
+    /// Set when the event follows from the desktop notification (Done, Snooze, dismissed, expired).
+    public var source: Source?
 
     /// An event about a reminder: its item, text, list and due instant.
     public init(
@@ -82,4 +94,16 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var warningTimeLeft: TimeInterval? {
         warning.map { Warnings.timeLeft(lead: $0, due: due, decidedAt: at, lateBy: lateBy ?? 0) }
     }
+}
+
+/// What the user did with a reminder's desktop notification.
+public enum NotificationResponse: String, Sendable, Equatable {
+    /// Pressed Done.
+    case done
+    /// Pressed Snooze.
+    case snooze
+    /// Closed it.
+    case dismissed
+    /// The server took it off the screen by itself.
+    case expired
 }

@@ -74,7 +74,8 @@ extension Components.Schemas.Event {
             coalesced: event.coalesced,
             priority: event.priority.map(Components.Schemas.Priority.init),
             catchUp: event.catchUp?.description,
-            warning: event.warning.map(DurationText.iso8601)
+            warning: event.warning.map(DurationText.iso8601),
+            source: event.source.map { _ in .notification }
         )
     }
 }
@@ -111,6 +112,8 @@ extension Components.Schemas.EventKind {
         case .snoozed: self = .snoozed
         case .completed: self = .completed
         case .warned: self = .warned
+        case .dismissed: self = .dismissed
+        case .expired: self = .expired
         }
     }
 }

@@ -1,0 +1,436 @@
+import CLinux
+import CSystemd
+import Glibc
+import NudgeSystem
+import Synchronization
+
+/// What the notification server says unasked.
+public enum NotificationSignal: Sendable, Equatable {
+    /// The user chose one of the notification's actions (`done`, `snooze`).
+    case actionInvoked(notificationID: UInt32, action: String)
+    /// The notification left the screen: 1 it expired, 2 the user dismissed it, 3 a CloseNotification call, 4 other.
+    case closed(notificationID: UInt32, reason: UInt32)
+    /// The server went away, another took its place, or the connection to the bus was lost: notification IDs from
+    /// before mean nothing now.
+    case serverChanged
+}
+
+/// A failed call: the D-Bus error's name and message (`org.freedesktop.DBus.Error.NoReply` when the server did not
+/// answer in time), or why there is no connection.
+public struct BusError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var name: String
+    public var message: String
+
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    public var isTimeout: Bool {
+        name == "org.freedesktop.DBus.Error.NoReply" || name == "org.freedesktop.DBus.Error.Timeout"
+    }
+
+    public var description: String { message.isEmpty ? name : "\(message) (\(name))" }
+}
+
+/// A value of a method call's arguments, in the few D-Bus types the notification interface needs.
+public enum BusValue: Sendable, Equatable {
+    case string(String)
+    case uint32(UInt32)
+    case int32(Int32)
+    case strings([String])
+    /// `a{sv}` whose values are all bytes: the notification hints nudge sends (`urgency`).
+    case byteHints([String: UInt8])
+}
+
+/// The session bus, through libsystemd's sd-bus, owned by one thread of its own ("nudge-dbus"): sd-bus objects are
+/// not thread-safe, and a thread blocked in `poll` on the bus and a wake-up eventfd costs nothing while nothing
+/// happens, where a child process per call (notify-send, gdbus) made the daemon wake every second. Calls are
+/// asynchronous on the bus, each bounded by its own timeout, so a server that never answers costs a caller that
+/// long and blocks nothing else. The connection opens with the first call and again after it is lost; the signals
+/// of the notification interface (and a change of the server's owner) come out of `signals`.
+public final class NotificationBus: Sendable {
+    public static let destination = "org.freedesktop.Notifications"
+    public static let path = "/org/freedesktop/Notifications"
+
+    public let signals: AsyncStream<NotificationSignal>
+    private let signalSink: SignalSink
+    /// Work for the bus thread, run in order; each gets the connection, or nil and why there is none.
+    private let jobs = Mutex<[@Sendable (OpaquePointer?, BusError?) -> Void]>([])
+    private let threadStarted = Atomic<Bool>(false)
+    private let wakeFD: Int32
+
+    public init() {
+        let (signals, continuation) = AsyncStream.makeStream(
+            of: NotificationSignal.self,
+            bufferingPolicy: .bufferingNewest(10_000)
+        )
+        self.signals = signals
+        signalSink = SignalSink(continuation)
+        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+    }
+
+    /// Calls `member` of `interface` on `destination` and reads the reply with `read`, on the bus thread.
+    public func call<Reply: Sendable>(
+        destination: String = NotificationBus.destination,
+        path: String = NotificationBus.path,
+        interface: String = NotificationBus.destination,
+        _ member: String,
+        _ arguments: [BusValue] = [],
+        timeout: Duration,
+        read: @escaping @Sendable (OpaquePointer) throws(BusError) -> Reply
+    ) async throws(BusError) -> Reply {
+        let result: Result<Reply, BusError> = await withCheckedContinuation { continuation in
+            submit { bus, failure in
+                guard let bus else {
+                    continuation.resume(returning: .failure(failure!))
+                    return
+                }
+                let reply = ReplyHandler { message in
+                    continuation.resume(returning: Self.result(of: message, read))
+                }
+                if let failure = Self.send(
+                    bus,
+                    destination: destination,
+                    path: path,
+                    interface: interface,
+                    member: member,
+                    arguments: arguments,
+                    timeout: timeout,
+                    reply: reply
+                ) {
+                    continuation.resume(returning: .failure(failure))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Reading replies
+
+    public static func readUInt32(_ message: OpaquePointer) throws(BusError) -> UInt32 {
+        var value: UInt32 = 0
+        try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &value), "reading a uint32")
+        return value
+    }
+
+    public static func readString(_ message: OpaquePointer) throws(BusError) -> String {
+        var value: UnsafePointer<CChar>?
+        try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value), "reading a string")
+        return value.map { String(cString: $0) } ?? ""
+    }
+
+    public static func readStrings(_ message: OpaquePointer) throws(BusError) -> [String] {
+        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "s"), "reading an array")
+        var strings: [String] = []
+        while true {
+            var value: UnsafePointer<CChar>?
+            let read = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value)
+            try check(read, "reading a string of an array")
+            guard read > 0, let value else { break }
+            strings.append(String(cString: value))
+        }
+        try check(sd_bus_message_exit_container(message), "reading an array")
+        return strings
+    }
+
+    private static func check(_ result: Int32, _ doing: String) throws(BusError) {
+        guard result < 0 else { return }
+        throw BusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(doing): \(errnoText(-result))")
+    }
+
+    static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    // MARK: The bus thread
+
+    private func submit(_ job: @escaping @Sendable (OpaquePointer?, BusError?) -> Void) {
+        jobs.withLock { $0.append(job) }
+        if !threadStarted.exchange(true, ordering: .acquiringAndReleasing) {
+            startThread(named: "nudge-dbus") { [self] in serve() }
+        }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    /// The thread's life: run what was submitted, let sd-bus process what came and went, and sleep in `poll` until
+    /// the bus or a submission needs it, or a call's timeout comes.
+    private func serve() {
+        var bus: OpaquePointer?
+        var lastFailure = BusError(name: "nudge.NoConnection", message: "")
+        while true {
+            let work = jobs.withLock { jobs in
+                defer { jobs.removeAll() }
+                return jobs
+            }
+            if !work.isEmpty && bus == nil {
+                switch connect() {
+                case .success(let connected): bus = connected
+                case .failure(let failure): lastFailure = failure
+                }
+            }
+            for job in work { job(bus, bus == nil ? lastFailure : nil) }
+            if let connected = bus, !process(connected) {
+                _ = sd_bus_flush_close_unref(connected)
+                bus = nil
+                signalSink.continuation.yield(.serverChanged)
+            }
+            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+            var timeout: Int32 = -1
+            if let connected = bus {
+                let events = sd_bus_get_events(connected)
+                fds.append(pollfd(fd: sd_bus_get_fd(connected), events: Int16(max(events, 0)), revents: 0))
+                var deadline: UInt64 = 0
+                if sd_bus_get_timeout(connected, &deadline) >= 0, deadline != UInt64.max {
+                    var now = timespec()
+                    clock_gettime(CLOCK_MONOTONIC, &now)
+                    let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+                    timeout =
+                        deadline <= nowMicroseconds ? 0 : Int32(min((deadline - nowMicroseconds + 999) / 1_000, 60_000))
+                }
+            }
+            _ = poll(&fds, nfds_t(fds.count), timeout)
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                var count: UInt64 = 0
+                _ = read(wakeFD, &count, 8)
+            }
+        }
+    }
+
+    /// Lets sd-bus handle everything pending; false once the connection is gone (its calls were answered with an
+    /// error first).
+    private func process(_ bus: OpaquePointer) -> Bool {
+        while true {
+            let result = sd_bus_process(bus, nil)
+            if result < 0 { return false }
+            if result == 0 { return true }
+        }
+    }
+
+    private func connect() -> Result<OpaquePointer, BusError> {
+        var bus: OpaquePointer?
+        let opened = sd_bus_open_user(&bus)
+        guard opened >= 0, let bus else {
+            return .failure(
+                BusError(
+                    name: "nudge.NoConnection",
+                    message: "cannot connect to the session bus: \(Self.errnoText(-opened))"
+                )
+            )
+        }
+        let userdata = Unmanaged.passUnretained(signalSink).toOpaque()
+        let matches = [
+            "type='signal',path='\(Self.path)',interface='\(Self.destination)',member='ActionInvoked'",
+            "type='signal',path='\(Self.path)',interface='\(Self.destination)',member='NotificationClosed'",
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.destination)'",
+        ]
+        for match in matches {
+            // Floating slots, owned by the connection. Asynchronous: the bus daemon's answer is not waited for.
+            let added = sd_bus_add_match_async(bus, nil, match, SignalSink.handle, nil, userdata)
+            if added < 0 {
+                _ = sd_bus_flush_close_unref(bus)
+                return .failure(
+                    BusError(
+                        name: "nudge.NoConnection",
+                        message: "cannot listen on the session bus: \(Self.errnoText(-added))"
+                    )
+                )
+            }
+        }
+        return .success(bus)
+    }
+
+    /// Builds and sends one call; nil once it is on its way (`reply` then hears the answer, or the error sd-bus makes
+    /// of a timeout or a lost connection), else what went wrong.
+    private static func send(
+        _ bus: OpaquePointer,
+        destination: String,
+        path: String,
+        interface: String,
+        member: String,
+        arguments: [BusValue],
+        timeout: Duration,
+        reply: ReplyHandler
+    ) -> BusError? {
+        var message: OpaquePointer?
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        guard result >= 0, let message else {
+            return BusError(name: "nudge.CallFailed", message: "cannot make the call \(member): \(errnoText(-result))")
+        }
+        defer { _ = sd_bus_message_unref(message) }
+        for argument in arguments {
+            result = append(argument, to: message)
+            if result < 0 {
+                return BusError(
+                    name: "nudge.CallFailed",
+                    message: "cannot make the call \(member): \(errnoText(-result))"
+                )
+            }
+        }
+        let userdata = Unmanaged.passRetained(reply).toOpaque()
+        let microseconds =
+            UInt64(timeout.components.seconds) * 1_000_000
+            + UInt64(timeout.components.attoseconds / 1_000_000_000_000)
+        result = sd_bus_call_async(bus, nil, message, ReplyHandler.handle, userdata, microseconds)
+        guard result >= 0 else {
+            Unmanaged<ReplyHandler>.fromOpaque(userdata).release()
+            return BusError(name: "nudge.CallFailed", message: "cannot send the call \(member): \(errnoText(-result))")
+        }
+        return nil
+    }
+
+    private static func append(_ value: BusValue, to message: OpaquePointer) -> Int32 {
+        func basic(_ type: Character, _ pointer: UnsafeRawPointer) -> Int32 {
+            sd_bus_message_append_basic(message, CChar(type.asciiValue!), pointer)
+        }
+        func string(_ text: String) -> Int32 {
+            // D-Bus strings hold no NUL; one in an item's text shows as U+2400 (␀) instead of cutting it short.
+            let text = text.contains("\0") ? text.replacingOccurrences(of: "\0", with: "\u{2400}") : text
+            return text.withCString { basic("s", $0) }
+        }
+        switch value {
+        case .string(let text):
+            return string(text)
+        case .uint32(var number):
+            return basic("u", &number)
+        case .int32(var number):
+            return basic("i", &number)
+        case .strings(let texts):
+            var result = sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
+            for text in texts where result >= 0 { result = string(text) }
+            return result < 0 ? result : sd_bus_message_close_container(message)
+        case .byteHints(let hints):
+            var result = sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
+            for (key, var byte) in hints.sorted(by: { $0.key < $1.key }) where result >= 0 {
+                result = sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
+                if result >= 0 { result = string(key) }
+                if result >= 0 { result = sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "y") }
+                if result >= 0 { result = basic("y", &byte) }
+                if result >= 0 { result = sd_bus_message_close_container(message) }
+                if result >= 0 { result = sd_bus_message_close_container(message) }
+            }
+            return result < 0 ? result : sd_bus_message_close_container(message)
+        }
+    }
+
+    private static func result<Reply>(
+        of message: OpaquePointer,
+        _ read: (OpaquePointer) throws(BusError) -> Reply
+    ) -> Result<Reply, BusError> {
+        if sd_bus_message_is_method_error(message, nil) > 0 {
+            let error = sd_bus_message_get_error(message)?.pointee
+            return .failure(
+                BusError(
+                    name: error?.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed",
+                    message: error?.message.map { String(cString: $0) } ?? ""
+                )
+            )
+        }
+        do throws(BusError) {
+            return .success(try read(message))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// What to do with a call's reply; lives from the call until its reply (or sd-bus's error in its place) comes.
+private final class ReplyHandler {
+    let received: (OpaquePointer) -> Void
+
+    init(_ received: @escaping (OpaquePointer) -> Void) {
+        self.received = received
+    }
+
+    static let handle: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let userdata else { return 0 }
+        let handler = Unmanaged<ReplyHandler>.fromOpaque(userdata).takeRetainedValue()
+        if let message { handler.received(message) }
+        return 0
+    }
+}
+
+/// Turns the notification interface's signals into `NotificationSignal`s.
+private final class SignalSink: Sendable {
+    let continuation: AsyncStream<NotificationSignal>.Continuation
+
+    init(_ continuation: AsyncStream<NotificationSignal>.Continuation) {
+        self.continuation = continuation
+    }
+
+    static let handle: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let message, let userdata else { return 0 }
+        let sink = Unmanaged<SignalSink>.fromOpaque(userdata).takeUnretainedValue()
+        if let signal = try? sink.signal(message) { sink.continuation.yield(signal) }
+        return 0
+    }
+
+    private func signal(_ message: OpaquePointer) throws(BusError) -> NotificationSignal? {
+        switch sd_bus_message_get_member(message).map({ String(cString: $0) }) {
+        case "ActionInvoked":
+            let notificationID = try NotificationBus.readUInt32(message)
+            return .actionInvoked(notificationID: notificationID, action: try NotificationBus.readString(message))
+        case "NotificationClosed":
+            let notificationID = try NotificationBus.readUInt32(message)
+            return .closed(notificationID: notificationID, reason: try NotificationBus.readUInt32(message))
+        case "NameOwnerChanged":
+            // Name, old owner, new owner. A server appearing where none was (D-Bus activation by nudge's first call)
+            // had nothing on screen to forget.
+            _ = try NotificationBus.readString(message)
+            return try NotificationBus.readString(message).isEmpty ? nil : .serverChanged
+        default:
+            return nil
+        }
+    }
+}
+
+extension NotificationBus: NotificationServer {
+    public func capabilities() async throws(BusError) -> Set<String> {
+        Set(try await call("GetCapabilities", timeout: DesktopSink.timeout, read: Self.readStrings))
+    }
+
+    /// The bus's ID and the unique name that owns the notification service now ("none" while nothing does): a
+    /// server that restarted, or a bus that did, has another.
+    public func identity() async throws(BusError) -> String {
+        let bus = "org.freedesktop.DBus"
+        let busID = try await call(
+            destination: bus,
+            path: "/org/freedesktop/DBus",
+            interface: bus,
+            "GetId",
+            timeout: DesktopSink.timeout,
+            read: Self.readString
+        )
+        do {
+            let owner = try await call(
+                destination: bus,
+                path: "/org/freedesktop/DBus",
+                interface: bus,
+                "GetNameOwner",
+                [.string(Self.destination)],
+                timeout: DesktopSink.timeout,
+                read: Self.readString
+            )
+            return "\(busID) \(owner)"
+        } catch  where error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+            return "\(busID) none"
+        }
+    }
+
+    public func notify(_ notification: DesktopNotification) async throws(BusError) -> UInt32 {
+        try await call(
+            "Notify",
+            [
+                .string("nudge"), .uint32(notification.replacesID), .string(""), .string(notification.summary),
+                .string(notification.body), .strings(notification.actions),
+                .byteHints(["urgency": notification.urgency]), .int32(0),
+            ],
+            timeout: DesktopSink.timeout,
+            read: Self.readUInt32
+        )
+    }
+
+    public func close(_ notificationID: UInt32) async throws(BusError) {
+        try await call("CloseNotification", [.uint32(notificationID)], timeout: DesktopSink.timeout) { _ in () }
+    }
+}
