@@ -73,8 +73,17 @@ final class DesktopSession: Sendable {
                 _ = FileManager.default.createFile(atPath: config, contents: Data(settings.utf8))
                 server = try Self.spawn("/usr/bin/dunst", ["-config", config], environment: environment)
                 started.append(server)
+                // Asks the bus, not dunst: a call to the name before dunst owns it would have the bus start the
+                // machine's own dunst (D-Bus activation), with no display.
                 try await eventually("dunst on \(busAddress) to come up") {
-                    (try? await run("/usr/bin/dunstctl", ["count"], environment: environment))?.status == 0
+                    let owned = try? await run(
+                        "/usr/bin/busctl",
+                        [
+                            "--address=\(busAddress)", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                            "org.freedesktop.DBus", "NameHasOwner", "s", "org.freedesktop.Notifications",
+                        ]
+                    )
+                    return owned?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b true"
                 }
                 isDunst = true
             case .scripted(let capabilities):
