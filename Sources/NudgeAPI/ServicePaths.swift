@@ -8,10 +8,11 @@ public struct ServicePaths: Sendable, Equatable {
     /// How the socket's directory was chosen, for the start-up log line.
     public var runtimeDirectoryReason: String
 
-    /// Beside the socket, in nudged's runtime directory: which desktop notification shows which item, kept across a
+    /// Beside the socket, in nudged's runtime directory, named after it (`nudged.notifications.json`), so daemons
+    /// whose sockets share a directory keep theirs apart: which desktop notification shows which item, kept across a
     /// restart of nudged (not of the machine, or the session).
     public var notificationsFile: String {
-        (socket as NSString).deletingLastPathComponent + "/notifications.json"
+        (socket as NSString).deletingPathExtension + ".notifications.json"
     }
 
     /// - Parameters:

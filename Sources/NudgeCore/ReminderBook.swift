@@ -192,7 +192,8 @@ public struct ReminderBook: Sendable {
     // MARK: Notifications
 
     /// What the user did with a reminder's desktop notification, which showed the reminder due at `due`: Done checks
-    /// the item off, Snooze snoozes it for `snoozeLength`; a notification closed or expired is recorded. Every event
+    /// the item off (a recurring item: the occurrence due at `due`, once), Snooze snoozes it for `snoozeLength`; a
+    /// notification closed or expired is recorded. Every event
     /// says it came from the notification, and Done is reported as `completed` for a one-shot item too, so the
     /// item's timeline shows the check-off.
     public mutating func respond(
@@ -208,9 +209,22 @@ public struct ReminderBook: Sendable {
         let reminder = Reminder(itemID: itemID, text: item.text, listName: list.name, due: due, priority: item.priority)
         var outcome: Outcome
         switch response {
+        case .done where item.repeatRule != nil:
+            // The occurrence shown, not whichever the series is at now (a check-off since may have moved it on).
+            guard
+                let change = try library.makeCompletingOccurrence(
+                    itemID: itemID,
+                    through: due,
+                    now: now,
+                    timeZone: timeZone
+                )
+            else { return Outcome() }
+            var completed = try put(change, now: now, numbering: false).1
+            completed.events.insert(ReminderEvent(.completed, of: reminder, at: now), at: 0)
+            outcome = numbered(completed)
         case .done:
             outcome = try editItem(itemID: itemID, ItemEdit(checked: true)).1
-            if !item.checked && !outcome.events.contains(where: { $0.kind == .completed }) {
+            if !item.checked {
                 var completed = Outcome()
                 completed.events = [ReminderEvent(.completed, of: reminder, at: now)]
                 outcome.append(contentsOf: numbered(completed))

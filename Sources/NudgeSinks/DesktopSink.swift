@@ -18,11 +18,12 @@ public struct DesktopNotification: Sendable, Equatable {
 /// makes them on the session bus, unit tests on a fake.
 public protocol NotificationServer: Sendable {
     var signals: AsyncStream<NotificationSignal> { get }
-    /// What the server supports (`actions`, `body-markup`, …).
-    func capabilities() async throws(BusError) -> Set<String>
+    /// What the server supports (`actions`, `body-markup`, …), and the server epoch the answer came in.
+    func capabilities() async throws(BusError) -> (Set<String>, epoch: Int)
     /// Which server answers now, for telling after a restart whether it is the one that showed what nudged kept.
     func identity() async throws(BusError) -> String
-    func notify(_ notification: DesktopNotification) async throws(BusError) -> UInt32
+    /// The notification's ID, and the server epoch the answer came in (`NotificationSignal.serverChanged`).
+    func notify(_ notification: DesktopNotification) async throws(BusError) -> (UInt32, epoch: Int)
     func close(_ notificationID: UInt32) async throws(BusError)
 }
 
@@ -41,6 +42,12 @@ public actor DesktopSink: ReminderSink {
     struct Shown: Codable, Sendable, Equatable {
         var notification: UInt32
         var due: Date
+        /// The server epoch it was shown in; a server change after it voids it. Not kept: a run starts at 0.
+        var epoch = 0
+
+        private enum CodingKeys: String, CodingKey {
+            case notification, due
+        }
     }
 
     /// The file kept in the runtime directory: the server that shows them, and what shows which item.
@@ -55,8 +62,10 @@ public actor DesktopSink: ReminderSink {
     private let logger: Logger
     private(set) var shown: [Int: Shown] = [:]
     /// Asked once per server: nil until then, and again when the server changes.
-    private var capabilities: Set<String>?
+    private var capabilities: (offered: Set<String>, epoch: Int)?
     private var serverIdentity: String?
+    /// The latest server change heard of (`NotificationSignal.serverChanged`).
+    private var epoch = 0
 
     /// `shownFile` keeps which notification shows which item across restarts (nil: in memory only); `snoozeLength`
     /// labels the Snooze button.
@@ -74,17 +83,23 @@ public actor DesktopSink: ReminderSink {
 
     public func deliver(_ delivery: Delivery) async {
         let itemID = delivery.reminder.itemID
-        let notification: DesktopNotification
         do {
-            notification = Self.notification(
+            let capabilities = try await currentCapabilities()
+            // Before showing: the file must not name a later server than the one that showed what it holds.
+            if serverIdentity == nil { serverIdentity = try? await server.identity() }
+            // Read after the waits: what the item shows may have changed meanwhile.
+            let notification = Self.notification(
                 delivery,
                 replacing: shown[itemID]?.notification,
-                capabilities: try await currentCapabilities(),
+                capabilities: capabilities,
                 snoozeLabel: snoozeLabel
             )
-            let notificationID = try await server.notify(notification)
-            shown[itemID] = Shown(notification: notificationID, due: delivery.reminder.due)
-            if serverIdentity == nil { serverIdentity = try? await server.identity() }
+            let (notificationID, shownIn) = try await server.notify(notification)
+            guard shownIn >= epoch else {
+                logger.info("item \(itemID) was shown by a notification server that has gone since")
+                return
+            }
+            shown[itemID] = Shown(notification: notificationID, due: delivery.reminder.due, epoch: shownIn)
             save()
             logger.debug("item \(itemID) shows as notification \(notificationID)")
         } catch {
@@ -109,10 +124,11 @@ public actor DesktopSink: ReminderSink {
                 guard let response = NotificationResponse(rawValue: action), response == .done || response == .snooze,
                     let (itemID, entry) = take(notificationID)
                 else { continue }
-                await respond(itemID, entry.due, response)
                 // Done is done, and a snoozed reminder comes back as a new notification; servers that keep a
-                // notification after an action (dunst) must not keep this one.
+                // notification after an action (dunst) must not keep this one. Closed first: a reminder shown
+                // while the response is recorded is a new notification, which this close cannot take away.
                 await close(notificationID, of: itemID)
+                await respond(itemID, entry.due, response)
             case .closed(let notificationID, let reason):
                 guard let (itemID, entry) = take(notificationID) else { continue }
                 switch reason {
@@ -120,12 +136,14 @@ public actor DesktopSink: ReminderSink {
                 case 2: await respond(itemID, entry.due, .dismissed)
                 default: break  // Closed by a call: nudge's, or another program's.
                 }
-            case .serverChanged:
-                if !shown.isEmpty {
-                    logger.info("the notification server changed; the \(shown.count) notifications it showed are gone")
+            case .serverChanged(let changed):
+                epoch = max(epoch, changed)
+                let gone = shown.filter { $0.value.epoch < changed }
+                if !gone.isEmpty {
+                    logger.info("the notification server changed; notifications gone with it: \(gone.count)")
                 }
-                shown = [:]
-                capabilities = nil
+                shown = shown.filter { $0.value.epoch >= changed }
+                if let asked = capabilities, asked.epoch < changed { capabilities = nil }
                 serverIdentity = nil
                 save()
             }
@@ -168,11 +186,11 @@ public actor DesktopSink: ReminderSink {
     // MARK: Private
 
     private func currentCapabilities() async throws(BusError) -> Set<String> {
-        if let capabilities { return capabilities }
-        let asked = try await server.capabilities()
-        capabilities = asked
-        logger.debug("the notification server supports: \(asked.sorted().joined(separator: ", "))")
-        return asked
+        if let capabilities, capabilities.epoch >= epoch { return capabilities.offered }
+        let (offered, askedIn) = try await server.capabilities()
+        capabilities = (offered, askedIn)
+        logger.debug("the notification server supports: \(offered.sorted().joined(separator: ", "))")
+        return offered
     }
 
     /// The item a notification shows, no longer kept as shown.
@@ -215,8 +233,8 @@ public actor DesktopSink: ReminderSink {
     }
 
     /// The notification stays until dismissed or withdrawn (expire timeout 0): a reminder that vanished while
-    /// nobody looked would be no reminder. The list's name is the summary (plain text by the specification), with
-    /// "due in 1h" for an advance warning, which the reminder then replaces on screen; the item's text is the body,
+    /// nobody looked would be no reminder. The list's name and the item's ID are the summary (plain text by the
+    /// specification), with "due in 1h" for an advance warning, which the reminder then replaces on screen; the item's text is the body,
     /// escaped where the server reads markup, so it shows as written.
     static func notification(
         _ delivery: Delivery,
@@ -229,7 +247,10 @@ public actor DesktopSink: ReminderSink {
         if delivery.isLate {
             body += "\n(due \(reminder.due.formatted(date: .abbreviated, time: .shortened)))"
         }
-        let summary = delivery.warningTimeLeft.map { "\(reminder.listName): due in \(DurationText.short($0))" }
+        // The item's ID in the summary tells the user what `nudge done` takes, and keeps two items with the same text
+        // apart: servers stack identical notifications into one (dunst's stack_duplicates), closing the first.
+        let title = "\(reminder.listName) #\(reminder.itemID)"
+        let summary = delivery.warningTimeLeft.map { "\(title): due in \(DurationText.short($0))" }
         // The item's priority is the notification's urgency; high is critical, which servers keep on screen.
         let urgency: UInt8 =
             switch reminder.priority {
@@ -239,7 +260,7 @@ public actor DesktopSink: ReminderSink {
             }
         return DesktopNotification(
             replacesID: notificationID ?? 0,
-            summary: summary ?? reminder.listName,
+            summary: summary ?? title,
             body: body,
             actions: capabilities.contains("actions")
                 ? [NotificationResponse.done.rawValue, "Done", NotificationResponse.snooze.rawValue, snoozeLabel] : [],

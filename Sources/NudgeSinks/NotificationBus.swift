@@ -11,8 +11,8 @@ public enum NotificationSignal: Sendable, Equatable {
     /// The notification left the screen: 1 it expired, 2 the user dismissed it, 3 a CloseNotification call, 4 other.
     case closed(notificationID: UInt32, reason: UInt32)
     /// The server went away, another took its place, or the connection to the bus was lost: notification IDs from
-    /// before mean nothing now.
-    case serverChanged
+    /// before mean nothing now. `epoch` counts these changes; a reply stamped with an older one came from before.
+    case serverChanged(epoch: Int)
 }
 
 /// A failed call: the D-Bus error's name and message (`org.freedesktop.DBus.Error.NoReply` when the server did not
@@ -26,8 +26,10 @@ public struct BusError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The server did not answer in time (sd-bus says NoReply for a lost connection too, with another message).
     public var isTimeout: Bool {
-        name == "org.freedesktop.DBus.Error.NoReply" || name == "org.freedesktop.DBus.Error.Timeout"
+        name == "org.freedesktop.DBus.Error.Timeout"
+            || (name == "org.freedesktop.DBus.Error.NoReply" && message.localizedCaseInsensitiveContains("timed out"))
     }
 
     public var description: String { message.isEmpty ? name : "\(message) (\(name))" }
@@ -68,9 +70,13 @@ public final class NotificationBus: Sendable {
         self.signals = signals
         signalSink = SignalSink(continuation)
         wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        // Without it the bus thread could not be woken, and every call would wait for ever.
+        precondition(wakeFD >= 0, "eventfd failed: \(Self.errnoText(errno))")
     }
 
-    /// Calls `member` of `interface` on `destination` and reads the reply with `read`, on the bus thread.
+    /// Calls `member` of `interface` on `destination` and reads the reply with `read`, on the bus thread; with the
+    /// server epoch the reply came in (`NotificationSignal.serverChanged`): the changes the bus thread had seen
+    /// before it.
     public func call<Reply: Sendable>(
         destination: String = NotificationBus.destination,
         path: String = NotificationBus.path,
@@ -79,15 +85,27 @@ public final class NotificationBus: Sendable {
         _ arguments: [BusValue] = [],
         timeout: Duration,
         read: @escaping @Sendable (OpaquePointer) throws(BusError) -> Reply
-    ) async throws(BusError) -> Reply {
-        let result: Result<Reply, BusError> = await withCheckedContinuation { continuation in
-            submit { bus, failure in
+    ) async throws(BusError) -> (reply: Reply, epoch: Int) {
+        let result: Result<(reply: Reply, epoch: Int), BusError> = await withCheckedContinuation { continuation in
+            submit { [signalSink] bus, failure in
                 guard let bus else {
                     continuation.resume(returning: .failure(failure!))
                     return
                 }
                 let reply = ReplyHandler { message in
-                    continuation.resume(returning: Self.result(of: message, read))
+                    guard let message else {
+                        continuation.resume(
+                            returning: .failure(
+                                BusError(
+                                    name: "nudge.Disconnected",
+                                    message: "the connection to the session bus closed"
+                                )
+                            )
+                        )
+                        return
+                    }
+                    let epoch = signalSink.epoch.load(ordering: .relaxed)
+                    continuation.resume(returning: Self.result(of: message, read).map { ($0, epoch) })
                 }
                 if let failure = Self.send(
                     bus,
@@ -162,6 +180,8 @@ public final class NotificationBus: Sendable {
                 defer { jobs.removeAll() }
                 return jobs
             }
+            // What came while asleep first: a connection found closed is opened again for the work.
+            if let connected = bus, !process(connected) { bus = disconnect(connected) }
             if !work.isEmpty && bus == nil {
                 switch connect() {
                 case .success(let connected): bus = connected
@@ -169,11 +189,7 @@ public final class NotificationBus: Sendable {
                 }
             }
             for job in work { job(bus, bus == nil ? lastFailure : nil) }
-            if let connected = bus, !process(connected) {
-                _ = sd_bus_flush_close_unref(connected)
-                bus = nil
-                signalSink.continuation.yield(.serverChanged)
-            }
+            if let connected = bus, !process(connected) { bus = disconnect(connected) }
             var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
             var timeout: Int32 = -1
             if let connected = bus {
@@ -196,8 +212,16 @@ public final class NotificationBus: Sendable {
         }
     }
 
-    /// Lets sd-bus handle everything pending; false once the connection is gone (its calls were answered with an
-    /// error first).
+    /// Frees a connection that is gone: calls still waiting on it are answered with an error (their slots' destroy
+    /// callbacks), and what the server showed is void.
+    private func disconnect(_ bus: OpaquePointer) -> OpaquePointer? {
+        _ = sd_bus_flush_close_unref(bus)
+        let epoch = signalSink.epoch.add(1, ordering: .relaxed).newValue
+        signalSink.continuation.yield(.serverChanged(epoch: epoch))
+        return nil
+    }
+
+    /// Lets sd-bus handle everything pending; false once the connection is gone.
     private func process(_ bus: OpaquePointer) -> Bool {
         while true {
             let result = sd_bus_process(bus, nil)
@@ -271,11 +295,16 @@ public final class NotificationBus: Sendable {
         let microseconds =
             UInt64(timeout.components.seconds) * 1_000_000
             + UInt64(timeout.components.attoseconds / 1_000_000_000_000)
-        result = sd_bus_call_async(bus, nil, message, ReplyHandler.handle, userdata, microseconds)
-        guard result >= 0 else {
+        var slot: OpaquePointer?
+        result = sd_bus_call_async(bus, &slot, message, ReplyHandler.handle, userdata, microseconds)
+        guard result >= 0, let slot else {
             Unmanaged<ReplyHandler>.fromOpaque(userdata).release()
             return BusError(name: "nudge.CallFailed", message: "cannot send the call \(member): \(errnoText(-result))")
         }
+        // The slot releases the handler when it goes: after the reply, or with the connection if none came, so no
+        // caller waits for ever. Floating: the connection owns it from here.
+        _ = sd_bus_slot_set_destroy_callback(slot, ReplyHandler.destroy)
+        _ = sd_bus_slot_set_floating(slot, 1)
         return nil
     }
 
@@ -284,9 +313,7 @@ public final class NotificationBus: Sendable {
             sd_bus_message_append_basic(message, CChar(type.asciiValue!), pointer)
         }
         func string(_ text: String) -> Int32 {
-            // D-Bus strings hold no NUL; one in an item's text shows as U+2400 (␀) instead of cutting it short.
-            let text = text.contains("\0") ? text.replacingOccurrences(of: "\0", with: "\u{2400}") : text
-            return text.withCString { basic("s", $0) }
+            busString(text).withCString { basic("s", $0) }
         }
         switch value {
         case .string(let text):
@@ -313,6 +340,21 @@ public final class NotificationBus: Sendable {
         }
     }
 
+    /// D-Bus strings hold no NUL, which shows as U+2400 (␀) instead of cutting the text short, and sd-bus refuses
+    /// Unicode's noncharacters (U+FDD0 to U+FDEF, and U+xFFFE and U+xFFFF), which show as U+FFFD.
+    static func busString(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value == 0 || isNoncharacter($0) }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar.value == 0 ? "\u{2400}" : isNoncharacter(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(scalars)
+    }
+
+    private static func isNoncharacter(_ scalar: Unicode.Scalar) -> Bool {
+        (0xFDD0...0xFDEF).contains(scalar.value) || scalar.value & 0xFFFE == 0xFFFE
+    }
+
     private static func result<Reply>(
         of message: OpaquePointer,
         _ read: (OpaquePointer) throws(BusError) -> Reply
@@ -334,25 +376,39 @@ public final class NotificationBus: Sendable {
     }
 }
 
-/// What to do with a call's reply; lives from the call until its reply (or sd-bus's error in its place) comes.
+/// What to do with a call's reply: `received` runs once, with the reply (or the error sd-bus makes of a timeout), or
+/// with nil when the connection went before either. Lives as long as the call's slot, on the bus thread.
 private final class ReplyHandler {
-    let received: (OpaquePointer) -> Void
+    private var received: ((OpaquePointer?) -> Void)?
 
-    init(_ received: @escaping (OpaquePointer) -> Void) {
+    init(_ received: @escaping (OpaquePointer?) -> Void) {
         self.received = received
     }
 
+    private func receive(_ message: OpaquePointer?) {
+        let received = self.received
+        self.received = nil
+        received?(message)
+    }
+
     static let handle: sd_bus_message_handler_t = { message, userdata, _ in
-        guard let userdata else { return 0 }
-        let handler = Unmanaged<ReplyHandler>.fromOpaque(userdata).takeRetainedValue()
-        if let message { handler.received(message) }
+        guard let userdata, let message else { return 0 }
+        Unmanaged<ReplyHandler>.fromOpaque(userdata).takeUnretainedValue().receive(message)
         return 0
+    }
+
+    /// The slot is gone: the reply came, or never will.
+    static let destroy: sd_bus_destroy_t = { userdata in
+        guard let userdata else { return }
+        Unmanaged<ReplyHandler>.fromOpaque(userdata).takeRetainedValue().receive(nil)
     }
 }
 
 /// Turns the notification interface's signals into `NotificationSignal`s.
 private final class SignalSink: Sendable {
     let continuation: AsyncStream<NotificationSignal>.Continuation
+    /// How many times the server changed, as the bus thread saw it (written there only).
+    let epoch = Atomic<Int>(0)
 
     init(_ continuation: AsyncStream<NotificationSignal>.Continuation) {
         self.continuation = continuation
@@ -377,7 +433,8 @@ private final class SignalSink: Sendable {
             // Name, old owner, new owner. A server appearing where none was (D-Bus activation by nudge's first call)
             // had nothing on screen to forget.
             _ = try NotificationBus.readString(message)
-            return try NotificationBus.readString(message).isEmpty ? nil : .serverChanged
+            guard try !NotificationBus.readString(message).isEmpty else { return nil }
+            return .serverChanged(epoch: epoch.add(1, ordering: .relaxed).newValue)
         default:
             return nil
         }
@@ -385,8 +442,13 @@ private final class SignalSink: Sendable {
 }
 
 extension NotificationBus: NotificationServer {
-    public func capabilities() async throws(BusError) -> Set<String> {
-        Set(try await call("GetCapabilities", timeout: DesktopSink.timeout, read: Self.readStrings))
+    public func capabilities() async throws(BusError) -> (Set<String>, epoch: Int) {
+        let (strings, epoch) = try await call(
+            "GetCapabilities",
+            timeout: DesktopSink.timeout,
+            read: Self.readStrings
+        )
+        return (Set(strings), epoch)
     }
 
     /// The bus's ID and the unique name that owns the notification service now ("none" while nothing does): a
@@ -400,7 +462,7 @@ extension NotificationBus: NotificationServer {
             "GetId",
             timeout: DesktopSink.timeout,
             read: Self.readString
-        )
+        ).reply
         do {
             let owner = try await call(
                 destination: bus,
@@ -410,14 +472,14 @@ extension NotificationBus: NotificationServer {
                 [.string(Self.destination)],
                 timeout: DesktopSink.timeout,
                 read: Self.readString
-            )
+            ).reply
             return "\(busID) \(owner)"
         } catch  where error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
             return "\(busID) none"
         }
     }
 
-    public func notify(_ notification: DesktopNotification) async throws(BusError) -> UInt32 {
+    public func notify(_ notification: DesktopNotification) async throws(BusError) -> (UInt32, epoch: Int) {
         try await call(
             "Notify",
             [
@@ -431,6 +493,6 @@ extension NotificationBus: NotificationServer {
     }
 
     public func close(_ notificationID: UInt32) async throws(BusError) {
-        try await call("CloseNotification", [.uint32(notificationID)], timeout: DesktopSink.timeout) { _ in () }
+        _ = try await call("CloseNotification", [.uint32(notificationID)], timeout: DesktopSink.timeout) { _ in () }
     }
 }

@@ -53,7 +53,7 @@ public protocol ProcessRunner: Sendable {
 }
 
 /// Runs each program with `posix_spawn` and waits for it on a thread of its own, blocked in `poll` on a pidfd until
-/// it exits or its timeout comes: nothing wakes while it runs, and nothing is left behind once it has been reaped.
+/// it exits or its timeout comes (then SIGTERM to its process group, and SIGKILL to what is left a second later): nothing wakes while it runs, and nothing is left behind once it has been reaped.
 /// (swift-subprocess, used before, waits in `Task.sleep` steps of a second, which starts libdispatch's pool monitor
 /// and makes nudged wake every second for the rest of its life.) The program gets /dev/null as stdin, nudged's
 /// stderr as stdout and stderr, default signal handling, and a process group of its own, so a timeout stops what it
@@ -76,29 +76,42 @@ public struct SpawningRunner: ProcessRunner {
         let milliseconds =
             command.timeout.components.seconds * 1_000
             + command.timeout.components.attoseconds / 1_000_000_000_000_000
-        if pidfd >= 0 && !exits(pidfd, within: Int32(clamping: milliseconds)) {
+        if !exits(pid, pidfd, within: milliseconds) {
             kill(-pid, SIGTERM)
-            if !exits(pidfd, within: 1_000) { kill(-pid, SIGKILL) }
+            _ = exits(pid, pidfd, within: 1_000)
+            // Whatever of the group is left, the program's children that outlived or ignored SIGTERM included.
+            // Before the reap: the program's zombie keeps its process group ID from being reused until then.
+            kill(-pid, SIGKILL)
             _ = reap(pid)
             return .timedOut
         }
-        // Without a pidfd (a kernel before 5.3) the wait has no timeout.
         return reap(pid)
     }
 
-    /// Whether the process behind `pidfd` has exited within `milliseconds`.
-    private static func exits(_ pidfd: Int32, within milliseconds: Int32) -> Bool {
+    /// Whether process `pid` has exited within `milliseconds`, without reaping it: `poll` on its pidfd, or, where
+    /// there is none (a kernel before 5.3, no descriptor left, a seccomp filter), a look every 50 ms.
+    private static func exits(_ pid: pid_t, _ pidfd: Int32, within milliseconds: Int64) -> Bool {
+        func now() -> Int64 {
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+        }
+        let end = now() + milliseconds
         var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let end = Int64(deadline.tv_sec) * 1_000 + Int64(deadline.tv_nsec) / 1_000_000 + Int64(milliseconds)
         while true {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let left = end - (Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000)
-            let ready = poll(&entry, 1, Int32(clamping: max(left, 0)))
-            if ready > 0 { return true }
-            if ready == 0 || errno != EINTR { return false }
+            let left = end - now()
+            if pidfd >= 0 {
+                let ready = poll(&entry, 1, Int32(clamping: max(min(left, 3_600_000), 0)))
+                if ready > 0 { return true }
+                if ready < 0 && errno != EINTR { return false }
+            } else {
+                var info = siginfo_t()
+                if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_signo != 0 {
+                    return true
+                }
+                if left > 0 { _ = poll(nil, 0, Int32(min(left, 50))) }
+            }
+            if left <= 0 { return false }
         }
     }
 

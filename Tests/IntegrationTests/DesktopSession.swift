@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A private desktop for one test: its own D-Bus session bus, an X server (Xvfb), a notification server, and
@@ -29,6 +30,8 @@ final class DesktopSession: Sendable {
     let server: Process
     private let isDunst: Bool
     private let processes: [Process]
+    /// Servers started in place of `server`.
+    private let later = Mutex<[Process]>([])
     private let calls: LineCollector<Call>
 
     init(_ serverKind: Server = .dunst(markup: false)) async throws {
@@ -87,20 +90,8 @@ final class DesktopSession: Sendable {
                 }
                 isDunst = true
             case .scripted(let capabilities):
-                let ready = try LineCollector(path: directory + "/server.out")
-                server = try Self.spawn(
-                    "/usr/bin/python3",
-                    [
-                        Binaries.packageRoot + "/Tests/Tools/notification-server.py", "--address", busAddress,
-                        "--capabilities", capabilities.joined(separator: ","),
-                    ],
-                    environment: environment,
-                    output: ready.writer()
-                )
+                server = try await Self.startScripted(capabilities, in: directory, busAddress: busAddress)
                 started.append(server)
-                try await eventually("the scripted notification server on \(busAddress) to come up") {
-                    ready.lines.contains("ready")
-                }
                 isDunst = false
             }
             let monitorSays = try LineCollector(path: directory + "/monitor.err")
@@ -126,6 +117,37 @@ final class DesktopSession: Sendable {
         processes = started
     }
 
+    /// Starts the scripted server, and waits until it owns the name.
+    private static func startScripted(_ capabilities: [String], in directory: String, busAddress: String) async throws
+        -> Process
+    {
+        let ready = try LineCollector(path: directory + "/server-\(UUID().uuidString).out")
+        let server = try spawn(
+            "/usr/bin/python3",
+            [
+                Binaries.packageRoot + "/Tests/Tools/notification-server.py", "--address", busAddress,
+                "--capabilities", capabilities.joined(separator: ","),
+            ],
+            output: ready.writer()
+        )
+        do {
+            try await eventually("the scripted notification server on \(busAddress) to come up") {
+                ready.lines.contains("ready")
+            }
+        } catch {
+            end(server)
+            throw error
+        }
+        return server
+    }
+
+    /// Ends the scripted server and starts another in its place, as a session whose notification server restarts.
+    func restartScriptedServer(_ capabilities: [String]) async throws {
+        Self.end(server)
+        let next = try await Self.startScripted(capabilities, in: directory, busAddress: busAddress)
+        later.withLock { $0.append(next) }
+    }
+
     /// nudged's environment for this desktop: the test's own, with this bus and display.
     var environment: [String: String] { Self.environment(busAddress: busAddress, display: display) }
 
@@ -139,6 +161,9 @@ final class DesktopSession: Sendable {
         // busctl prints `a(uss) COUNT …`.
         return shown.flatMap { Int($0.stdout.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") } ?? -1
     }
+
+    /// What dunst holds: on screen, and waiting for room there.
+    func dunstHolds() async -> Int { await count("displayed") + count("waiting") }
 
     /// Presses a notification's button: on dunst through `dunstctl action` (the top notification, whose context
     /// menu the picker answers), on the scripted server by having it send ActionInvoked.
@@ -202,7 +227,7 @@ final class DesktopSession: Sendable {
     }
 
     func stop() {
-        for process in processes.reversed() { Self.end(process) }
+        for process in later.withLock({ $0 }) + processes.reversed() { Self.end(process) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

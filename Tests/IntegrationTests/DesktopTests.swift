@@ -53,7 +53,7 @@ import Testing
             #expect(history.count == 1)
             #expect(history.first?.id == Int(replaced))
             #expect(history.first?.body == edited)
-            #expect(history.first?.summary == "Inbox")
+            #expect(history.first?.summary == "Inbox #\(itemID)")
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
             }
             #expect(await desktop.displayedCount() == 1)
             let calls = desktop.notifyCalls()
-            #expect(calls.map(\.summary) == ["Inbox: due in 10m", "Inbox"])
+            #expect(calls.map(\.summary) == ["Inbox #1: due in 10m", "Inbox #1"])
             #expect(calls.map(\.body) == ["dentist", "dentist"])
             #expect(calls.last?.replacesID != 0, "the reminder must replace its warning")
         }
@@ -99,7 +99,7 @@ import Testing
             let bodies = Set(desktop.notifyCalls().map(\.body))
             let escaped = "-u critical &lt;b&gt;bold&lt;/b&gt; &amp; co\nsecond line"
             #expect(bodies == [serverReadsMarkup ? escaped : text, "caf\u{FFFD} au lait"])
-            #expect(desktop.notifyCalls().allSatisfy { $0.summary == "Inbox" })
+            #expect(desktop.notifyCalls().allSatisfy { $0.summary.hasPrefix("Inbox #") })
             try await daemon.eventually("the server to display both") { await desktop.displayedCount() == 2 }
         }
     }
@@ -198,6 +198,30 @@ import Testing
             #expect(try await sandbox.nudge("done", String(itemID)).status == 0)
             try await restarted.eventually("dunst to display nothing") { await desktop.displayedCount() == 0 }
             #expect(desktop.closeCalls() == [notificationID])
+        }
+    }
+
+    /// A server that restarts took its notifications with it: nudged forgets them, asks the new one what it
+    /// supports, and shows the next reminder as a new notification instead of replacing one that is gone.
+    @Test func aNewServerStartsAfresh() async throws {
+        try await withDesktopDaemon(.scripted(capabilities: ["actions"])) { desktop, sandbox, daemon in
+            let itemID = try await sandbox.addItem("call mum", due: dueSoon())
+            _ = try await shownAs(itemID, daemon)
+            try await desktop.restartScriptedServer(["actions", "body-markup"])
+            try await daemon.awaitLog("the notification server changed; notifications gone with it: 1")
+            let edited = try await sandbox.nudge(
+                "edit",
+                String(itemID),
+                "--text",
+                "call <mum>",
+                "--due",
+                iso(dueSoon())
+            )
+            #expect(edited.status == 0)
+            try await daemon.awaitLog("item \(itemID) shows as notification", times: 2)
+            #expect(desktop.notifyCalls().map(\.replacesID) == [0, 0])
+            #expect(desktop.notifyCalls().last?.body == "call &lt;mum&gt;", "the new server reads markup")
+            #expect(await desktop.displayedCount() == 1)
         }
     }
 

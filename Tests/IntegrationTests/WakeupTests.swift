@@ -80,7 +80,10 @@ import Testing
         try await nudged.sandbox.addItems(count, text: "drink water", due: dueSoon())
         try await nudged.daemon.awaitLog("/bin/true for item \(count) exited with status 0")
         try await nudged.daemon.awaitLog("shows as notification", times: count)
-        try await nudged.daemon.eventually("dunst to show them") { await desktop.displayedCount() > 0 }
+        // Every one of them waits for a click: none was stacked into another (nor closed as expired, for it).
+        try await nudged.daemon.eventually("dunst to hold all \(count)") { await desktop.dunstHolds() == count }
+        let expired = try await nudged.sandbox.nudge("events", "--kind", "expired", "--json")
+        #expect(expired.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
 
         let idle = Double(ProcessInfo.processInfo.environment["NUDGE_DESKTOP_WAKEUP_SECONDS"] ?? "") ?? 60
         let measured = try await idleWakeUps(nudged, idle: idle)

@@ -36,10 +36,40 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func doneOnARecurringItemCompletesTheOccurrenceShownOnce() throws {
         var (book, _) = try bookWithAFiredItem(repeating: "*-*-* 00/1:00:00")
         let shown = try #require(book.library.item(id: 1)?.lastFiredAt)
+        let next = try #require(book.library.item(id: 1)?.dueDate)
         let done = try book.respond(to: .done, itemID: 1, due: shown, snoozeLength: 600)
-        #expect(done.events.filter { $0.kind == .completed }.count == 1)
+        // The pending reminder is replaced by itself, as after any edit of a pending item.
+        #expect(done.events.map(\.kind) == [.completed, .replaced])
+        #expect(done.events.first?.due == shown)
         #expect(done.events.allSatisfy { $0.source == .notification })
         #expect(book.library.item(id: 1)?.checked == false, "the series goes on")
+        #expect(book.library.item(id: 1)?.completedThrough == shown)
+        #expect(book.library.item(id: 1)?.dueDate == next, "the next occurrence is not skipped")
+        #expect(try book.respond(to: .done, itemID: 1, due: shown, snoozeLength: 600).events.isEmpty)
+    }
+
+    /// `nudge done` first completes the occurrence on screen; Done on the notification then changes nothing, where
+    /// checking off would have completed the next occurrence too.
+    @Test func doneOnAnOccurrenceCheckedOffAlreadySkipsNothing() throws {
+        var (book, _) = try bookWithAFiredItem(repeating: "*-*-* 00/1:00:00")
+        let shown = try #require(book.library.item(id: 1)?.lastFiredAt)
+        let next = try #require(book.library.item(id: 1)?.dueDate)
+        _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
+        #expect(book.library.item(id: 1)?.dueDate == next)
+        #expect(try book.respond(to: .done, itemID: 1, due: shown, snoozeLength: 600).events.isEmpty)
+        #expect(book.library.item(id: 1)?.dueDate == next)
+    }
+
+    /// A warning shows the pending occurrence: Done on it completes that one, and the series moves past it, even
+    /// with an earlier occurrence left open.
+    @Test func doneOnAWarningCompletesThePendingOccurrence() throws {
+        var (book, _) = try bookWithAFiredItem(repeating: "*-*-* 00/1:00:00")
+        let pending = try #require(book.library.item(id: 1)?.dueDate)
+        let done = try book.respond(to: .done, itemID: 1, due: pending, snoozeLength: 600)
+        #expect(done.events.first?.kind == .completed)
+        #expect(book.library.item(id: 1)?.completedThrough == pending)
+        #expect(book.library.item(id: 1)?.dueDate == pending + 3600)
+        #expect(book.scheduler.nextDue == pending + 3600)
     }
 
     @Test func snoozeSnoozesForTheLengthFromNow() throws {

@@ -16,12 +16,12 @@ final class FakeNotificationServer: NotificationServer {
 
     let signals: AsyncStream<NotificationSignal>
     private let continuation: AsyncStream<NotificationSignal>.Continuation
-    private let state: Mutex<(calls: [Call], nextID: UInt32, failing: Bool, identity: String)>
+    private let state: Mutex<(calls: [Call], nextID: UInt32, failing: Bool, identity: String, epoch: Int)>
     private let offered: Set<String>
 
     init(capabilities: Set<String> = ["actions", "body-markup"], identity: String = "bus :1.1") {
         offered = capabilities
-        state = Mutex(([], 40, false, identity))
+        state = Mutex(([], 40, false, identity, 0))
         (signals, continuation) = AsyncStream.makeStream()
     }
 
@@ -42,6 +42,14 @@ final class FakeNotificationServer: NotificationServer {
     /// Every call from now on fails as a server that does not answer.
     func stopAnswering() { state.withLock { $0.failing = true } }
     func restart(as identity: String) { state.withLock { $0.identity = identity } }
+    /// Another server takes the name: its answers come in the next epoch, which the signal announces.
+    func changeServer() {
+        let epoch = state.withLock { state in
+            state.epoch += 1
+            return state.epoch
+        }
+        send(.serverChanged(epoch: epoch))
+    }
     func send(_ signal: NotificationSignal) { continuation.yield(signal) }
     func endSignals() { continuation.finish() }
 
@@ -53,19 +61,19 @@ final class FakeNotificationServer: NotificationServer {
         if failing { throw BusError(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply") }
     }
 
-    func capabilities() async throws(BusError) -> Set<String> {
+    func capabilities() async throws(BusError) -> (Set<String>, epoch: Int) {
         try record(.capabilities)
-        return offered
+        return (offered, state.withLock { $0.epoch })
     }
 
     func identity() async throws(BusError) -> String { state.withLock { $0.identity } }
 
-    func notify(_ notification: DesktopNotification) async throws(BusError) -> UInt32 {
+    func notify(_ notification: DesktopNotification) async throws(BusError) -> (UInt32, epoch: Int) {
         try record(.notify(notification))
         return state.withLock { state in
-            if notification.replacesID != 0 { return notification.replacesID }
+            if notification.replacesID != 0 { return (notification.replacesID, state.epoch) }
             state.nextID += 1
-            return state.nextID
+            return (state.nextID, state.epoch)
         }
     }
 
@@ -149,8 +157,10 @@ final class FakeNotificationServer: NotificationServer {
     @Test func anAdvanceWarningSaysInTheSummaryHowSoonItIsDue() {
         var warning = delivery(3, "dentist")
         warning.warning = 5400
-        #expect(notification(warning).summary == "Home: due in 1h 30m")
-        #expect(notification(delivery(3, "dentist")).summary == "Home")
+        #expect(notification(warning).summary == "Home #3: due in 1h 30m")
+        #expect(notification(delivery(3, "dentist")).summary == "Home #3")
+        // Two items with the same text are two notifications, which no server stacks into one.
+        #expect(notification(delivery(4, "dentist")) != notification(delivery(3, "dentist")))
     }
 
     @Test func aLateReminderSaysWhenItWasDue() {
@@ -212,11 +222,35 @@ final class FakeNotificationServer: NotificationServer {
         let server = FakeNotificationServer()
         let sink = sink(server)
         await sink.deliver(delivery(1, "a"))
-        server.send(.serverChanged)
+        server.changeServer()
         server.endSignals()
         await sink.listen { _, _, _ in }
         await sink.deliver(delivery(1, "a"))
         #expect(server.notifications.map(\.replacesID) == [0, 0])
         #expect(server.calls.filter { $0 == .capabilities }.count == 2, "a new server is asked what it supports")
+        #expect(await sink.shown.count == 1)
+    }
+
+    /// A reply can reach the sink after the news of a server change it came before: what it showed is gone
+    /// with the old server, so it is not kept.
+    @Test func anAnswerFromAServerGoneSinceIsNotKept() async {
+        let server = FakeNotificationServer()
+        let sink = sink(server)
+        server.send(.serverChanged(epoch: 1))
+        server.endSignals()
+        await sink.listen { _, _, _ in }
+        // The fake still answers in epoch 0: as the old server did, before the change.
+        await sink.deliver(delivery(1, "a"))
+        #expect(await sink.shown.isEmpty)
+        await sink.withdraw(itemID: 1)
+        #expect(server.closed.isEmpty)
+    }
+
+    @Test func textTheBusCannotCarryIsShownNotRefused() {
+        // Swift's literals refuse some noncharacters; the text is put together from scalars.
+        let scalars = [0x61, 0x0, 0x62, 0xFFFF, 0x63, 0xFDD0, 0x64, 0x1FFFE, 0x65].map { Unicode.Scalar($0)! }
+        let text = String(String.UnicodeScalarView(scalars))
+        #expect(NotificationBus.busString(text) == "a\u{2400}b\u{FFFD}c\u{FFFD}d\u{FFFD}e")
+        #expect(NotificationBus.busString("plain ünïcode 🙂 \u{FFFD}") == "plain ünïcode 🙂 \u{FFFD}")
     }
 }

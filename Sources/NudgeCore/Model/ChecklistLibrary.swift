@@ -359,6 +359,28 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         return .putItem(item, listID: edit.listID ?? currentList.listID)
     }
 
+    /// Checks off the occurrence of a recurring item due at `due` (the one a notification showed), and any before it;
+    /// nil when that is done already. The series goes on from its first occurrence after `due`.
+    public func makeCompletingOccurrence(itemID: Int, through due: Date, now: Date, timeZone: TimeZone = .current)
+        throws(ModelError) -> ChecklistChange?
+    {
+        guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
+        guard let expression = item.repeatRule, !item.checked, due > (item.completedThrough ?? .distantPast) else {
+            return nil
+        }
+        item.completedThrough = due
+        if let pending = item.dueDate, pending <= due {
+            item.snoozedUntil = nil
+            if let next = try RepeatRule(expression, localZone: timeZone).next(after: due, in: timeZone) {
+                item.dueDate = next
+            } else {
+                item.checked = true
+            }
+        }
+        item.updatedAt = now
+        return .putItem(item, listID: list.listID)
+    }
+
     /// Records that the reminder for `due` was handled (fired or missed) at `now`, without counting as an edit. A
     /// recurring item moves on to its first occurrence after both, if it has one.
     public func makeMarkHandled(itemID: Int, due: Date, now: Date, timeZone: TimeZone = .current) throws(ModelError)
