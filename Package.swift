@@ -146,7 +146,7 @@ let package = Package(
             dependencies: ["NudgeCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore"]),
+        .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore", "CLinux"]),
         .testTarget(
             name: "NudgeDaemonTests",
             dependencies: [

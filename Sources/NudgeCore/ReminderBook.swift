@@ -193,9 +193,8 @@ public struct ReminderBook: Sendable {
 
     /// What the user did with a reminder's desktop notification, which showed the reminder due at `due`: Done checks
     /// the item off (a recurring item: the occurrence due at `due`, once), Snooze snoozes it for `snoozeLength`; a
-    /// notification closed or expired is recorded. Every event
-    /// says it came from the notification, and Done is reported as `completed` for a one-shot item too, so the
-    /// item's timeline shows the check-off.
+    /// notification closed or expired is recorded. Every event says it came from the notification, and Done is
+    /// reported as `completed` for a one-shot item too, so the item's timeline shows the check-off.
     public mutating func respond(
         to response: NotificationResponse,
         itemID: Int,

@@ -340,15 +340,12 @@ public final class NotificationBus: Sendable {
         }
     }
 
-    /// D-Bus strings hold no NUL, which shows as U+2400 (␀) instead of cutting the text short, and sd-bus refuses
-    /// Unicode's noncharacters (U+FDD0 to U+FDEF, and U+xFFFE and U+xFFFF), which show as U+FFFD.
+    /// D-Bus strings hold no NUL (`showingNUL`), and sd-bus refuses Unicode's noncharacters (U+FDD0 to U+FDEF, and
+    /// U+xFFFE and U+xFFFF), which show as U+FFFD.
     static func busString(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value == 0 || isNoncharacter($0) }) else { return text }
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            scalars.append(scalar.value == 0 ? "\u{2400}" : isNoncharacter(scalar) ? "\u{FFFD}" : scalar)
-        }
-        return String(scalars)
+        let text = text.showingNUL
+        guard text.unicodeScalars.contains(where: isNoncharacter) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isNoncharacter($0) ? "\u{FFFD}" : $0 }))
     }
 
     private static func isNoncharacter(_ scalar: Unicode.Scalar) -> Bool {

@@ -15,14 +15,11 @@ public struct ProcessCommand: Sendable, Equatable {
 
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration) {
         self.executable = executable
-        self.arguments = arguments.map(Self.withoutNUL)
-        self.environment = environment.mapValues(Self.withoutNUL)
+        self.arguments = arguments.map(\.showingNUL)
+        self.environment = environment.mapValues(\.showingNUL)
         self.timeout = timeout
     }
 
-    static func withoutNUL(_ text: String) -> String {
-        text.contains("\0") ? text.replacingOccurrences(of: "\0", with: "\u{2400}") : text
-    }
 }
 
 /// How a program ended.
@@ -44,6 +41,14 @@ public enum ProcessOutcome: Sendable, Equatable {
         case .timedOut: "was stopped after \(timeout.components.seconds) s without finishing"
         case .notStarted(let reason): "could not start: \(reason)"
         }
+    }
+}
+
+extension String {
+    /// C strings (a program's arguments and environment, D-Bus strings) hold no NUL: one shows as U+2400 (␀) instead
+    /// of cutting the text short.
+    var showingNUL: String {
+        contains("\0") ? replacingOccurrences(of: "\0", with: "\u{2400}") : self
     }
 }
 
