@@ -39,6 +39,7 @@ let package = Package(
             name: "NudgeSystem",
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -146,7 +147,7 @@ let package = Package(
             dependencies: ["NudgeCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeCore", "CLinux"]),
+        .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeSystem", "NudgeCore", "CLinux"]),
         .testTarget(
             name: "NudgeDaemonTests",
             dependencies: [

@@ -11,8 +11,20 @@ import NudgeStore
 /// throughput of 16 clients editing and adding (with the log flushes per acknowledged change), memory, and the
 /// clean stop (which compacts). Each figure is printed as the median of the runs with their min and max.
 @main struct Bench {
-    static func main() async throws {
-        let options = try Options(CommandLine.arguments.dropFirst())
+    /// A bad argument or a failed run prints its sentence and exits: 64 for usage, 1 otherwise.
+    static func main() async {
+        do {
+            try await benchmark(Options(CommandLine.arguments.dropFirst()))
+        } catch let error as BenchError {
+            FileHandle.standardError.write(Data("nudge-bench: \(error)\n".utf8))
+            exit(error.description.hasPrefix("usage:") ? 64 : 1)
+        } catch {
+            FileHandle.standardError.write(Data("nudge-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func benchmark(_ options: Options) async throws {
         let http = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: .init(

@@ -7,8 +7,8 @@ import Synchronization
 import SystemPackage
 
 /// Writes every decision of the scheduler to the systemd journal as one structured entry (see `JournalEntry`), by
-/// `sd_journal_sendv`. Each send runs on a thread of its own, so a stalled journald delays no other sink and no
-/// request. With no journald, entries go to stderr instead, and the sink says so once.
+/// `sd_journal_sendv`. Sends run on a thread of the sink's own (a `BlockingWorker`), so a stalled journald delays no
+/// other sink and no request. With no journald, entries go to stderr instead, and the sink says so once.
 public final class JournalSink: ReminderSink {
     public let name = "journal"
     /// Where journald listens; libsystemd always sends here.
@@ -17,6 +17,7 @@ public final class JournalSink: ReminderSink {
     private let logger: Logger
     private let toldUnavailable = Atomic<Bool>(false)
     private let failing = Atomic<Bool>(false)
+    private let sender = BlockingWorker(named: "nudged-journal")
 
     public init(logger: Logger) {
         self.logger = logger
@@ -42,7 +43,7 @@ public final class JournalSink: ReminderSink {
             logInstead(event)
             return
         }
-        switch await onThreadOfItsOwn(named: "nudged-journal", { Self.send(entry) }) {
+        switch await sender.run({ Self.send(entry) }) {
         case .success:
             if failing.exchange(false, ordering: .relaxed) { logger.notice("journal entries are being written again") }
         case .failure(let errno):

@@ -57,17 +57,19 @@ public protocol ProcessRunner: Sendable {
     func run(_ command: ProcessCommand) async -> ProcessOutcome
 }
 
-/// Runs each program with `posix_spawn` and waits for it on a thread of its own, blocked in `poll` on a pidfd until
-/// it exits or its timeout comes (then SIGTERM to its process group, and SIGKILL to what is left a second later): nothing wakes while it runs, and nothing is left behind once it has been reaped.
+/// Runs each program with `posix_spawn` and waits for it on the runner's own thread (a `BlockingWorker`, so programs
+/// run one at a time, in the order asked), blocked in `poll` on a pidfd until it exits or its timeout comes (then SIGTERM to its process group, and SIGKILL to what is left a second later): nothing wakes while it runs, and nothing is left behind once it has been reaped.
 /// (swift-subprocess, used before, waits in `Task.sleep` steps of a second, which starts libdispatch's pool monitor
 /// and makes nudged wake every second for the rest of its life.) The program gets /dev/null as stdin, nudged's
 /// stderr as stdout and stderr, default signal handling, and a process group of its own, so a timeout stops what it
 /// started too.
-public struct SpawningRunner: ProcessRunner {
+public final class SpawningRunner: ProcessRunner {
+    private let waiter = BlockingWorker(named: "nudge-child")
+
     public init() {}
 
     public func run(_ command: ProcessCommand) async -> ProcessOutcome {
-        await onThreadOfItsOwn(named: "nudge-child") { Self.runToEnd(command) }
+        await waiter.run { Self.runToEnd(command) }
     }
 
     private static func runToEnd(_ command: ProcessCommand) -> ProcessOutcome {

@@ -1,9 +1,10 @@
+import DequeModule
 import Foundation
 
 /// Starts `work` on a new thread named `name` (as `top` and `/proc/PID/task/*/comm` show it), which ends with it.
 /// nudged's tasks run on NIO's event loops, and libdispatch's worker pool would wake the process every second (see
 /// `NudgedCommand.mainOnEventLoops`), so work that blocks (fsync, a timerfd read, a send to a stalled journald)
-/// runs on a thread of its own, started here.
+/// runs on a thread of its own, started here or kept by a `BlockingWorker`.
 public func startThread(named name: String, _ work: @escaping @Sendable () -> Void) {
     Thread {
         // Named from inside: on Linux, Foundation does not pass a name set before `start()` to the kernel.
@@ -12,12 +13,67 @@ public func startThread(named name: String, _ work: @escaping @Sendable () -> Vo
     }.start()
 }
 
-/// Runs blocking `work` on a thread of its own (`startThread`); the caller suspends until it returns.
-public func onThreadOfItsOwn<Result: Sendable>(
-    named name: String,
-    _ work: @escaping @Sendable () -> Result
-) async -> Result {
-    await withCheckedContinuation { continuation in
-        startThread(named: name) { continuation.resume(returning: work()) }
+/// One thread of its own for blocking jobs, which it runs one at a time in the order they were given. The thread
+/// starts with the first job and is kept: starting a thread per job cost more than the fsync it waited on. Idle, it
+/// waits on a condition variable, which nothing but a new job signals, so it never wakes the process; it ends once
+/// the worker is released and its jobs are done.
+public final class BlockingWorker: Sendable {
+    private let jobs: Jobs
+    private let name: String
+
+    public init(named name: String) {
+        self.name = name
+        jobs = Jobs()
+    }
+
+    deinit { jobs.close() }
+
+    /// Queues `job` behind those given before; does not wait for it.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        if jobs.add(job) { startThread(named: name) { [jobs] in jobs.runUntilClosed() } }
+    }
+
+    /// Runs `work` in its turn; the caller suspends until it returns.
+    public func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            submit { continuation.resume(returning: work()) }
+        }
+    }
+
+    /// The queue, shared with the thread, which holds it and not the worker, so the worker can be released.
+    private final class Jobs: @unchecked Sendable {
+        // Guarded by `condition`.
+        private let condition = NSCondition()
+        private var waiting = Deque<@Sendable () -> Void>()
+        private var started = false
+        private var closed = false
+
+        /// Queues `job`; true if the thread must be started for it.
+        func add(_ job: @escaping @Sendable () -> Void) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            waiting.append(job)
+            condition.signal()
+            defer { started = true }
+            return !started
+        }
+
+        func close() {
+            condition.lock()
+            closed = true
+            condition.signal()
+            condition.unlock()
+        }
+
+        func runUntilClosed() {
+            while let job = next() { job() }
+        }
+
+        private func next() -> (@Sendable () -> Void)? {
+            condition.lock()
+            defer { condition.unlock() }
+            while waiting.isEmpty && !closed { condition.wait() }
+            return waiting.popFirst()
+        }
     }
 }

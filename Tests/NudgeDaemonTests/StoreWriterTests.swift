@@ -1,6 +1,7 @@
 import Foundation
 import NudgeCore
 import NudgeStore
+import NudgeSystem
 import Synchronization
 import Testing
 
@@ -32,7 +33,7 @@ import Testing
             #expect(writer.queuedCount == 20)
             let drains = held.withLock { $0 }
             #expect(drains.count == 1)
-            for drain in drains { StoreWriter.onNewThread(drain) }
+            for drain in drains { startThread(named: "test-writer", drain) }
             for commit in queued { try await commit.durable() }
             #expect(writer.writeCount == 1)
             #expect(store.library.itemCount == 20)
@@ -55,7 +56,7 @@ import Testing
                     generation: 0
                 )
             }
-            for drain in held.withLock({ $0 }) { StoreWriter.onNewThread(drain) }
+            for drain in held.withLock({ $0 }) { startThread(named: "test-writer", drain) }
             for commit in queued { try await commit.durable() }
             #expect(writer.writeCount == 3)
             #expect(store.library.itemCount == 5 * perCommit)

@@ -315,15 +315,7 @@ struct CalendarExpressionParser: Sendable {
             cursor += 1
         }
         let digitsStart = cursor
-        var value: UInt64 = 0
-        var overflow = false
-        while Self.isDigit(byte(cursor)) {
-            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times10.addingReportingOverflow(UInt64(byte(cursor) - 0x30))
-            overflow = overflow || o1 || o2
-            value = sum
-            cursor += 1
-        }
+        let (value, overflow) = decimalDigits(at: &cursor)
         guard cursor > digitsStart else {
             throw failure(
                 start..<wordEnd(from: start),
@@ -493,15 +485,7 @@ struct CalendarExpressionParser: Sendable {
                 "expected a number for the \(label), found \(found)"
             )
         }
-        var value: UInt64 = 0
-        var overflow = false
-        while Self.isDigit(byte(cursor)) {
-            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times10.addingReportingOverflow(UInt64(byte(cursor) - 0x30))
-            overflow = overflow || o1 || o2
-            value = sum
-            cursor += 1
-        }
+        var (value, overflow) = decimalDigits(at: &cursor)
         if microseconds {
             let (scaled, o3) = value.multipliedReportingOverflow(
                 by: UInt64(CalendarPattern.microsecondsPerSecond)
@@ -705,6 +689,20 @@ struct CalendarExpressionParser: Sendable {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// The decimal digits at `cursor` (none reads as 0), moving past them; `overflow` if they pass `UInt64`.
+    private func decimalDigits(at cursor: inout Int) -> (value: UInt64, overflow: Bool) {
+        var value: UInt64 = 0
+        var overflow = false
+        while Self.isDigit(byte(cursor)) {
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(byte(cursor) - 0x30))
+            overflow = overflow || o1 || o2
+            value = sum
+            cursor += 1
+        }
+        return (value, overflow)
+    }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte

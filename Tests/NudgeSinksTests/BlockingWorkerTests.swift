@@ -1,0 +1,45 @@
+import Foundation
+import NudgeSystem
+import Synchronization
+import Testing
+
+/// The thread the journal sink, the program runner and the store writer do their blocking work on.
+@Suite struct BlockingWorkerTests {
+    /// The names of this process's threads, from /proc.
+    private static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    @Test func jobsRunOneAtATimeInTheOrderGivenOnOneThreadKeptForThem() async {
+        let worker = BlockingWorker(named: "test-worker-a")
+        let seen = Mutex<[(job: Int, thread: pthread_t)]>([])
+        for job in 0..<200 {
+            worker.submit { seen.withLock { $0.append((job, pthread_self())) } }
+        }
+        let last = await worker.run { pthread_self() }
+        let runs = seen.withLock { $0 }
+        #expect(runs.map(\.job) == Array(0..<200))
+        #expect(Set(runs.map(\.thread)) == [last], "every job on the same thread")
+        #expect(last != pthread_self())
+        // Kept, not started again: a later job finds the same thread.
+        #expect(await worker.run { pthread_self() } == last)
+        #expect(Self.threadNames().filter { $0 == "test-worker-a" }.count == 1)
+    }
+
+    @Test func theThreadEndsOnceTheWorkerIsReleasedAndItsJobsAreDone() async throws {
+        var worker: BlockingWorker? = BlockingWorker(named: "test-worker-b")
+        let done = Mutex(0)
+        for _ in 0..<50 { worker?.submit { done.withLock { $0 += 1 } } }
+        #expect(await worker?.run { true } == true)
+        #expect(Self.threadNames().contains("test-worker-b"))
+        worker = nil
+        // Thread exit is not an event this process can wait on; look again until it is gone (microseconds), with a
+        // deadline that only catches a thread that never ends.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Self.threadNames().contains("test-worker-b") && ContinuousClock.now < deadline { await Task.yield() }
+        #expect(!Self.threadNames().contains("test-worker-b"))
+        #expect(done.withLock { $0 } == 50)
+    }
+}
