@@ -62,7 +62,10 @@ public struct ReminderBook: Sendable {
     /// Call once after loading: schedules every reminder the library holds, fires late what fell due unhandled
     /// within the catch-up window and reports the older ones missed, recording both so no restart repeats them.
     public mutating func start() -> Outcome {
-        let items = library.lists.flatMap { list in list.items.map { (item: $0, listName: list.name) } }
+        // Lazily, and with room for every item: at a million items, an array of them all or a table that grows by
+        // doubling would hold hundreds of megabytes twice for a moment.
+        let items = library.lists.lazy.flatMap { list in list.items.lazy.map { (item: $0, listName: list.name) } }
+        scheduler.reserveCapacity(library.itemCount)
         return recordingHandled(scheduler.restore(items, now: clock.now()))
     }
 

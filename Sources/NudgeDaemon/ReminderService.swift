@@ -516,8 +516,12 @@ final class ReminderService: Service {
         return queued
     }
 
+    /// A book on the store's library, with its own copy made now (`makeRoomToGrow`): the two part at the first
+    /// change anyway.
     private func newBook() -> ReminderBook {
-        ReminderBook(library: writer.store.library, clock: clock, catchUpWindow: catchUpWindow.withLock { $0 })
+        var library = writer.store.library
+        library.makeRoomToGrow()
+        return ReminderBook(library: library, clock: clock, catchUpWindow: catchUpWindow.withLock { $0 })
     }
 
     /// Waits until a commit is durable (the writer carries it out then), and answers; if it failed, has the loop

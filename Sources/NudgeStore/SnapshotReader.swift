@@ -140,7 +140,7 @@ private struct Reader {
 
     private mutating func items(_ object: Int) throws(GaveUp) -> [ChecklistItem] {
         var items: [ChecklistItem] = []
-        items.reserveCapacity(try container(object, marker: 0xA).count)
+        items.reserveCapacity(ChecklistLibrary.roomToGrow(forCount: try container(object, marker: 0xA).count))
         try forEachElement(ofArray: object) { (reader: inout Reader, element) throws(GaveUp) in
             var itemID: Int?
             var text: String?

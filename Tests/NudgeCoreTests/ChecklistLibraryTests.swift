@@ -199,4 +199,20 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         )
         #expect(roundTripped == first)
     }
+
+    /// A large list copied (as nudged's copy of the store's library is) with room to grow takes adds of a quarter
+    /// more in place: at a million items, moving the array would hold it twice for a moment.
+    @Test func aLibraryGivenRoomToGrowIsItsOwnAndTakesAddsWithoutMovingItsItems() throws {
+        var original = ChecklistLibrary()
+        for index in 0..<4_000 { try original.apply(original.makeAddItem(text: "item \(index)", listID: 1, now: now)) }
+        var library = original
+        library.makeRoomToGrow()
+        let address = { (library: ChecklistLibrary) in library.lists[0].items.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        #expect(address(library) != address(original), "its own copy, made now")
+        let before = address(library)
+        for index in 0..<1_000 { try library.apply(library.makeAddItem(text: "more \(index)", listID: 1, now: now)) }
+        #expect(address(library) == before)
+        #expect(library.itemCount == 5_000 && original.itemCount == 4_000)
+    }
 }

@@ -177,6 +177,24 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
 
     private static func newStoreID() -> String { UUID().uuidString.lowercased() }
 
+    // MARK: Memory
+
+    /// How many items an array read or copied with `count` items reserves room for. A list that outgrows its array
+    /// moves whole to one twice its size, and the old one is freed only after: at a million items, 184 MB held
+    /// twice, in nudged's copy and in the store's. Room for a quarter more puts that off until the list has grown by
+    /// a quarter; room never written costs address space, not memory.
+    public static func roomToGrow(forCount count: Int) -> Int {
+        count < 1_024 ? count : count + count / 4
+    }
+
+    /// Makes this library's item arrays its own now, each with `roomToGrow`, rather than at its first change, when
+    /// each array would be copied with no room (copy-on-write), and moved again at its first add.
+    public mutating func makeRoomToGrow() {
+        for index in lists.indices {
+            lists[index].items.reserveCapacity(Self.roomToGrow(forCount: lists[index].items.count))
+        }
+    }
+
     // MARK: Reading
 
     public var itemCount: Int { locations.count }

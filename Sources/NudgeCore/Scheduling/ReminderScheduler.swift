@@ -190,6 +190,12 @@ public struct ReminderScheduler: Sendable {
         return output
     }
 
+    /// Makes room for `count` pending reminders, so that restoring them never moves the tables.
+    public mutating func reserveCapacity(_ count: Int) {
+        pending.reserveCapacity(count)
+        queue.reserveCapacity(count)
+    }
+
     /// Rebuilds the pending reminders from stored items after a start, then catches up: a reminder whose instant
     /// passed unhandled while nothing was watching fires once, late, within the catch-up window, and is reported
     /// missed beyond it; so does the latest warning that passed unhandled, if the due instant is still ahead. Items
