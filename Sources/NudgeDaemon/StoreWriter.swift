@@ -38,8 +38,7 @@ final class StoreWriter: Sendable {
     /// started per drain cost some 40 µs of CPU a commit (a third of an fsync here) and thousands of threads a second.
     init(store: any DurableStore, launch: Launcher? = nil) {
         self.store = store
-        let worker = BlockingWorker(named: "nudged-writer")
-        self.launch = launch ?? { worker.submit($0) }
+        self.launch = launch ?? { [worker = BlockingWorker(named: "nudged-writer")] in worker.submit($0) }
     }
 
     /// The most changes and events one record gathers from waiting commits: some 5 MiB, where a burst of commits
