@@ -33,3 +33,8 @@ static inline int nudge_pidfd_open(pid_t pid) {
 
 // Closes every descriptor from `from` on in the child (glibc 2.34), which Glibc's module hides behind _GNU_SOURCE.
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+// The calling thread's kernel ID (as /proc/self/task lists it); pthread_t values are reused at once.
+static inline pid_t nudge_gettid(void) {
+    return (pid_t)syscall(SYS_gettid);
+}

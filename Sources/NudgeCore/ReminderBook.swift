@@ -62,11 +62,15 @@ public struct ReminderBook: Sendable {
     /// Call once after loading: schedules every reminder the library holds, fires late what fell due unhandled
     /// within the catch-up window and reports the older ones missed, recording both so no restart repeats them.
     public mutating func start() -> Outcome {
-        // Lazily, and with room for every item: at a million items, an array of them all or a table that grows by
-        // doubling would hold hundreds of megabytes twice for a moment.
-        let items = library.lists.lazy.flatMap { list in list.items.lazy.map { (item: $0, listName: list.name) } }
-        scheduler.reserveCapacity(library.itemCount)
-        return recordingHandled(scheduler.restore(items, now: clock.now()))
+        let restored: SchedulerOutput
+        do {
+            // Lazily: at a million items, an array of them all would hold hundreds of megabytes for a moment. Scoped,
+            // so the view of the lists is gone before `recordingHandled` changes them (held, it would make that
+            // change copy every list).
+            let items = library.lists.lazy.flatMap { list in list.items.lazy.map { (item: $0, listName: list.name) } }
+            restored = scheduler.restore(items, now: clock.now())
+        }
+        return recordingHandled(restored)
     }
 
     /// The timer fired or the wall clock changed: fire what is due now.

@@ -498,6 +498,8 @@ final class ReminderService: Service {
         guard state.stale else { return [] }
         state.stale = false
         state.generation += 1
+        // The old book goes first, so the new copy of the library is not made beside it and the store's.
+        state.book = ReminderBook(library: ChecklistLibrary(), clock: clock)
         state.book = newBook()
         writer.resynchronized(generation: state.generation)
         return [state.restore()]

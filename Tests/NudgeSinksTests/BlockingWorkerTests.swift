@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import NudgeSystem
 import Synchronization
@@ -14,32 +15,45 @@ import Testing
 
     @Test func jobsRunOneAtATimeInTheOrderGivenOnOneThreadKeptForThem() async {
         let worker = BlockingWorker(named: "test-worker-a")
-        let seen = Mutex<[(job: Int, thread: pthread_t)]>([])
+        let seen = Mutex<[(job: Int, thread: pid_t)]>([])
         for job in 0..<200 {
-            worker.submit { seen.withLock { $0.append((job, pthread_self())) } }
+            worker.submit { seen.withLock { $0.append((job, nudge_gettid())) } }
         }
-        let last = await worker.run { pthread_self() }
+        let last = await worker.run { nudge_gettid() }
         let runs = seen.withLock { $0 }
         #expect(runs.map(\.job) == Array(0..<200))
         #expect(Set(runs.map(\.thread)) == [last], "every job on the same thread")
-        #expect(last != pthread_self())
-        // Kept, not started again: a later job finds the same thread.
-        #expect(await worker.run { pthread_self() } == last)
+        #expect(last != nudge_gettid())
+        // Kept, not started again: a later job, and one a job gives, find the same thread.
+        #expect(await worker.run { nudge_gettid() } == last)
+        let fromAJob = await withCheckedContinuation { (answer: CheckedContinuation<pid_t, Never>) in
+            worker.submit { worker.submit { answer.resume(returning: nudge_gettid()) } }
+        }
+        #expect(fromAJob == last)
         #expect(Self.threadNames().filter { $0 == "test-worker-a" }.count == 1)
     }
 
-    @Test func theThreadEndsOnceTheWorkerIsReleasedAndItsJobsAreDone() async throws {
+    @Test func jobsQueuedWhenTheWorkerIsReleasedStillRunAndThenTheThreadEnds() async throws {
         var worker: BlockingWorker? = BlockingWorker(named: "test-worker-b")
+        let gate = DispatchSemaphore(value: 0)
         let done = Mutex(0)
-        for _ in 0..<50 { worker?.submit { done.withLock { $0 += 1 } } }
-        #expect(await worker?.run { true } == true)
+        // The first job holds the thread until the worker is gone; the rest wait behind it.
+        await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
+            worker?.submit {
+                running.resume()
+                gate.wait()
+                done.withLock { $0 += 1 }
+            }
+        }
+        for _ in 0..<49 { worker?.submit { done.withLock { $0 += 1 } } }
         #expect(Self.threadNames().contains("test-worker-b"))
         worker = nil
+        gate.signal()
         // Thread exit is not an event this process can wait on; look again until it is gone (microseconds), with a
         // deadline that only catches a thread that never ends.
         let deadline = ContinuousClock.now + .seconds(30)
         while Self.threadNames().contains("test-worker-b") && ContinuousClock.now < deadline { await Task.yield() }
         #expect(!Self.threadNames().contains("test-worker-b"))
-        #expect(done.withLock { $0 } == 50)
+        #expect(done.withLock { $0 } == 50, "every job queued before the release ran")
     }
 }

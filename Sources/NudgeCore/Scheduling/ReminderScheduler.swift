@@ -190,25 +190,24 @@ public struct ReminderScheduler: Sendable {
         return output
     }
 
-    /// Makes room for `count` pending reminders, so that restoring them never moves the tables.
-    public mutating func reserveCapacity(_ count: Int) {
-        pending.reserveCapacity(count)
-        queue.reserveCapacity(count)
-    }
-
     /// Rebuilds the pending reminders from stored items after a start, then catches up: a reminder whose instant
     /// passed unhandled while nothing was watching fires once, late, within the catch-up window, and is reported
     /// missed beyond it; so does the latest warning that passed unhandled, if the due instant is still ahead. Items
     /// that want no reminder produce no events.
     public mutating func restore(
-        _ items: some Sequence<(item: ChecklistItem, listName: String)>,
+        _ items: some Collection<(item: ChecklistItem, listName: String)>,
         now: Date
     ) -> SchedulerOutput {
+        let restores = { (item: ChecklistItem) in
+            item.wantsReminder(at: now) || item.overdueInstant(at: now) != nil
+        }
+        // Sized first for the reminders to come, not for every item: at a million, tables grown by doubling hold
+        // hundreds of megabytes twice for a moment, and tables sized for checked-off items too waste as much.
+        let count = items.count { restores($0.item) }
+        pending.reserveCapacity(pending.count + count)
+        queue.reserveCapacity(queue.count + count)
         for (item, listName) in items {
-            guard item.wantsReminder(at: now) || item.overdueInstant(at: now) != nil, let due = item.reminderInstant
-            else {
-                continue
-            }
+            guard restores(item), let due = item.reminderInstant else { continue }
             pending.removeValue(forKey: item.itemID)
             // A warning instant before the item was last edited was already past when it was set; one settled
             // (`warnedThrough`) was sent, missed or passed over. Only those after both can still be due.
