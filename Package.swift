@@ -38,6 +38,7 @@ let package = Package(
         .target(
             name: "NudgeSystem",
             dependencies: [
+                "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import CLinux
 import DequeModule
 import Foundation
 
@@ -7,8 +8,9 @@ import Foundation
 /// runs on a thread of its own, started here or kept by a `BlockingWorker`.
 public func startThread(named name: String, _ work: @escaping @Sendable () -> Void) {
     Thread {
-        // Named from inside: on Linux, Foundation does not pass a name set before `start()` to the kernel.
-        Thread.current.name = name
+        // Named from inside, by the kernel's own call: Foundation passes neither a name set before `start()` nor,
+        // reliably, one set just after it to the kernel (seen: a worker thread without its name under load).
+        _ = nudge_name_this_thread(name)
         work()
     }.start()
 }
