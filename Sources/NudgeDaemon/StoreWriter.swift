@@ -34,8 +34,7 @@ final class StoreWriter: Sendable {
         var commits = 0
     }
 
-    /// By default drains run on a `BlockingWorker` of the writer's own, one at a time: a thread kept, where a thread
-    /// started per drain cost some 40 µs of CPU a commit (a third of an fsync here) and thousands of threads a second.
+    /// By default drains run on a `BlockingWorker` of the writer's own.
     init(store: any DurableStore, launch: Launcher? = nil) {
         self.store = store
         self.launch = launch ?? { [worker = BlockingWorker(named: "nudged-writer")] in worker.submit($0) }

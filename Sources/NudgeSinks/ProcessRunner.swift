@@ -19,7 +19,6 @@ public struct ProcessCommand: Sendable, Equatable {
         self.environment = environment.mapValues(\.showingNUL)
         self.timeout = timeout
     }
-
 }
 
 /// How a program ended.
@@ -58,7 +57,9 @@ public protocol ProcessRunner: Sendable {
 }
 
 /// Runs each program with `posix_spawn` and waits for it on the runner's own thread (a `BlockingWorker`, so programs
-/// run one at a time, in the order asked), blocked in `poll` on a pidfd until it exits or its timeout comes (then SIGTERM to its process group, and SIGKILL to what is left a second later): nothing wakes while it runs, and nothing is left behind once it has been reaped.
+/// run one at a time, in the order asked), blocked in `poll` on a pidfd until it exits or its timeout comes (then
+/// SIGTERM to its process group, and SIGKILL to what is left a second later): nothing wakes while it runs, and
+/// nothing is left behind once it has been reaped.
 /// (swift-subprocess, used before, waits in `Task.sleep` steps of a second, which starts libdispatch's pool monitor
 /// and makes nudged wake every second for the rest of its life.) The program gets /dev/null as stdin, nudged's
 /// stderr as stdout and stderr, default signal handling, and a process group of its own, so a timeout stops what it
