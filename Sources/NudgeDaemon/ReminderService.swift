@@ -237,41 +237,18 @@ final class ReminderService: Service {
     // MARK: Changing
 
     func addItem(_ request: Components.Schemas.NewItem) async throws -> Components.Schemas.Item {
-        try await perform { book in
-            let listID = try book.listID(id: request.listID, name: request.list) ?? book.library.defaultList.listID
-            let (dueDate, shouldRemind) = request.reminder
-            let (item, outcome) = try book.addItem(
-                text: request.text,
-                listID: listID,
-                dueDate: dueDate,
-                shouldRemind: shouldRemind,
-                repeatRule: request._repeat,
-                priority: request.priority.map(Priority.init) ?? .normal,
-                catchUp: try request.itemCatchUp,
-                warnings: try request.warnings.map(Warnings.parse) ?? []
-            )
-            return (try book.wireItem(item.itemID), outcome)
-        }
+        try await perform { book in try book.add(request) }
     }
 
     func editItem(_ itemID: Int, _ patch: ItemPatch) async throws -> Components.Schemas.Item {
-        try await perform { book in
-            var edit = patch.edit
-            edit.listID = try book.listID(id: edit.listID, name: patch.list)
-            if let warnings = patch.warnings { edit.warnings = try Warnings.parse(warnings) }
-            let (_, outcome) = try book.editItem(itemID: itemID, edit)
-            return (try book.wireItem(itemID), outcome)
-        }
+        try await perform { book in try book.edit(itemID, patch) }
     }
 
     /// Snoozes an item's reminder until the instant `until` gives from the loop's clock (the manual clock's, too).
     func snoozeItem(_ itemID: Int, until: @escaping @Sendable (Date) -> Date) async throws
         -> Components.Schemas.Item
     {
-        try await perform { book in
-            let (_, outcome) = try book.snoozeItem(itemID: itemID, until: until(book.clock.now()))
-            return (try book.wireItem(itemID), outcome)
-        }
+        try await perform { book in try book.snooze(itemID, until: until) }
     }
 
     func removeItem(_ itemID: Int) async throws {
@@ -380,10 +357,18 @@ final class ReminderService: Service {
 
     /// Moves the manual clock to `target`, forward or back. Every reminder due on the way fires at its own instant,
     /// in due order (the clock reads that instant as it fires); the answer comes once all of it is durable and
-    /// carried out (delivered to the sinks' queues, published). The decisions go to the writer in commits of about
-    /// `clockCommitSize` events, so a day of a million reminders is a thousand records, not a million. Under the
-    /// wall clock, refused.
+    /// carried out (delivered to the sinks' queues, published). Under the wall clock, refused.
     func moveClock(to target: @escaping @Sendable (Date) -> Date) async throws -> Date {
+        let manual = try manualClock()
+        return try await perform { book in
+            var commits = CommitChunks()
+            let now = book.moveClock(manual, to: target, into: &commits)
+            return (now, commits.outcomes)
+        }
+    }
+
+    /// The manual clock nudged runs on; under the wall clock, the refusal to move it.
+    private func manualClock() throws -> ManualWallClock {
         guard let manual = clock as? ManualWallClock else {
             throw APIFailure(
                 status: .conflict,
@@ -392,26 +377,65 @@ final class ReminderService: Service {
                     + "to drive time yourself"
             )
         }
-        return try await perform { book in
-            let goal = target(manual.now())
-            var steps: [ReminderBook.Outcome] = []
-            var decided = ReminderBook.Outcome()
-            while let due = book.scheduler.nextDue, due <= goal {
-                manual.set(max(due, manual.now()))
-                decided.append(contentsOf: book.advance())
-                if decided.events.count >= Self.clockCommitSize {
-                    steps.append(decided)
-                    decided = ReminderBook.Outcome()
-                }
-            }
-            manual.set(goal)
-            decided.append(contentsOf: book.advance())
-            return (goal, steps + [decided])
-        }
+        return manual
     }
 
-    /// About how many decisions one commit of a clock move holds.
-    static let clockCommitSize = 1_000
+    // MARK: Batches
+
+    /// One operation of a batch (`POST /v1/batch`), read and checked as far as it can be before its turn.
+    enum BatchStep: Sendable {
+        case add(Components.Schemas.NewItem)
+        case edit(itemID: Int, ItemPatch)
+        case snooze(itemID: Int, until: @Sendable (Date) -> Date)
+        case remove(itemID: Int)
+        case moveClock(to: @Sendable (Date) -> Date)
+    }
+
+    /// The operation of a batch that was refused, at `index`; `appliedBefore`: the operations before it were applied
+    /// and are durable (else none was, the batch having been refused as it was read).
+    struct BatchRefusal: Error {
+        let index: Int
+        let error: any Error
+        let appliedBefore: Bool
+    }
+
+    /// Applies a batch's operations in order in one turn of the loop, nothing else between them, their changes
+    /// saved in commits of about `CommitChunks.size` changes and events; answers once all are durable and carried
+    /// out. The first operation refused stops the batch: those before it are kept, and the answer, once they are
+    /// durable, is a `BatchRefusal`.
+    func runBatch(_ steps: [BatchStep]) async throws -> [Components.Schemas.BatchResult] {
+        let manual = try batchClock(steps)
+        typealias Applied = (results: [Components.Schemas.BatchResult], refusal: BatchRefusal?)
+        let applied = try await perform { (book: inout ReminderBook) -> (Applied, [ReminderBook.Outcome]) in
+            var commits = CommitChunks()
+            var results: [Components.Schemas.BatchResult] = []
+            results.reserveCapacity(steps.count)
+            for (index, step) in steps.enumerated() {
+                // As before each request: what fell due on the wall clock meanwhile is decided before the next step.
+                if let due = book.scheduler.nextDue, due <= book.clock.now() { commits.append(book.advance()) }
+                do {
+                    results.append(try book.apply(step, manualClock: manual, into: &commits))
+                } catch {
+                    return ((results, BatchRefusal(index: index, error: error, appliedBefore: true)), commits.outcomes)
+                }
+            }
+            return ((results, nil), commits.outcomes)
+        }
+        if let refusal = applied.refusal { throw refusal }
+        return applied.results
+    }
+
+    /// The manual clock, if a batch moves it; under the wall clock, the refusal of the batch.
+    private func batchClock(_ steps: [BatchStep]) throws -> ManualWallClock? {
+        guard let index = steps.firstIndex(where: { if case .moveClock = $0 { true } else { false } }) else {
+            return nil
+        }
+        do {
+            return try manualClock()
+        } catch {
+            throw BatchRefusal(index: index, error: error, appliedBefore: false)
+        }
+    }
 
     // MARK: The loop
 
@@ -567,7 +591,103 @@ final class ReminderService: Service {
     }
 }
 
+/// Outcomes gathered into commits of about `size` changes and events each, in order: a clock move over a day of a
+/// million reminders, or a batch of thousands of edits, is a thousand records, not a million.
+private struct CommitChunks {
+    static let size = 1_000
+    private var full: [ReminderBook.Outcome] = []
+    private var current = ReminderBook.Outcome()
+
+    mutating func append(_ outcome: ReminderBook.Outcome) {
+        current.append(contentsOf: outcome)
+        if current.changes.count + current.events.count >= Self.size {
+            full.append(current)
+            current = ReminderBook.Outcome()
+        }
+    }
+
+    var outcomes: [ReminderBook.Outcome] { full + [current] }
+}
+
+/// The API's changes to items and to the clock, as the loop applies them: a request's, or a batch's operation's.
 extension ReminderBook {
+    fileprivate mutating func add(_ request: Components.Schemas.NewItem) throws -> (Components.Schemas.Item, Outcome) {
+        let listID = try listID(id: request.listID, name: request.list) ?? library.defaultList.listID
+        let (dueDate, shouldRemind) = request.reminder
+        let (item, outcome) = try addItem(
+            text: request.text,
+            listID: listID,
+            dueDate: dueDate,
+            shouldRemind: shouldRemind,
+            repeatRule: request._repeat,
+            priority: request.priority.map(Priority.init) ?? .normal,
+            catchUp: try request.itemCatchUp,
+            warnings: try request.warnings.map(Warnings.parse) ?? []
+        )
+        return (try wireItem(item.itemID), outcome)
+    }
+
+    fileprivate mutating func edit(_ itemID: Int, _ patch: ItemPatch) throws -> (Components.Schemas.Item, Outcome) {
+        var edit = patch.edit
+        edit.listID = try listID(id: edit.listID, name: patch.list)
+        if let warnings = patch.warnings { edit.warnings = try Warnings.parse(warnings) }
+        let (_, outcome) = try editItem(itemID: itemID, edit)
+        return (try wireItem(itemID), outcome)
+    }
+
+    fileprivate mutating func snooze(
+        _ itemID: Int,
+        until: (Date) -> Date
+    ) throws -> (Components.Schemas.Item, Outcome) {
+        let (_, outcome) = try snoozeItem(itemID: itemID, until: until(clock.now()))
+        return (try wireItem(itemID), outcome)
+    }
+
+    /// Sets `manual` to each due instant up to `target`'s, deciding there, in due order; returns where it stopped.
+    fileprivate mutating func moveClock(
+        _ manual: ManualWallClock,
+        to target: (Date) -> Date,
+        into commits: inout CommitChunks
+    ) -> Date {
+        let goal = target(manual.now())
+        while let due = scheduler.nextDue, due <= goal {
+            manual.set(max(due, manual.now()))
+            commits.append(advance())
+        }
+        manual.set(goal)
+        commits.append(advance())
+        return goal
+    }
+
+    /// One operation of a batch; `manualClock` is nil only when the batch does not move it.
+    fileprivate mutating func apply(
+        _ step: ReminderService.BatchStep,
+        manualClock: ManualWallClock?,
+        into commits: inout CommitChunks
+    ) throws -> Components.Schemas.BatchResult {
+        switch step {
+        case .add(let request):
+            let (item, outcome) = try add(request)
+            commits.append(outcome)
+            return .init(op: .add, item: item)
+        case .edit(let itemID, let patch):
+            let (item, outcome) = try edit(itemID, patch)
+            commits.append(outcome)
+            return .init(op: .edit, item: item)
+        case .snooze(let itemID, let until):
+            let (item, outcome) = try snooze(itemID, until: until)
+            commits.append(outcome)
+            return .init(op: .snooze, item: item)
+        case .remove(let itemID):
+            commits.append(try removeItem(itemID: itemID))
+            return .init(op: .remove)
+        case .moveClock(let target):
+            guard let manualClock else { preconditionFailure("runBatch refuses a clock move under the wall clock") }
+            let now = moveClock(manualClock, to: target, into: &commits)
+            return .init(op: .clock, clock: .init(now: Instant(now), mode: .manual))
+        }
+    }
+
     /// An item as the API shows it: with its list, and its pending reminder's instant.
     fileprivate func wireItem(_ itemID: Int) throws(ModelError) -> Components.Schemas.Item {
         guard let item = library.item(id: itemID), let list = library.list(containing: itemID) else {

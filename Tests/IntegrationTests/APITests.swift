@@ -44,6 +44,19 @@ import Testing
             ("DELETE", "/v1/lists/1", nil, 409, "last_list", "Inbox"),
             ("PATCH", "/v1/lists/1", #"{"isDefault": false}"#, 400, "invalid_body", "make another list the default"),
             ("PATCH", "/v1/lists/7", #"{"isDefault": true}"#, 404, "unknown_list", "7"),
+            // A batch that cannot be read, or that moves the wall clock, applies none of its operations.
+            ("POST", "/v1/batch", #"{"operations": []}"#, 400, "invalid_body", "1 to 10000 operations"),
+            ("POST", "/v1/batch", #"{"operations": [{"op": "frob"}]}"#, 400, "invalid_body", "operations[0].op"),
+            (
+                "POST", "/v1/batch",
+                #"{"operations": [{"op": "edit", "itemID": 1, "patch": {"text": "y"}}, {"op": "snooze", "itemID": 1, "#
+                    + #""snooze": {"for": "10m"}}]}"#, 400, "invalid_snooze", "operation 1 of the batch"
+            ),
+            (
+                "POST", "/v1/batch",
+                #"{"operations": [{"op": "edit", "itemID": 1, "patch": {"text": "y"}}, {"op": "clock", "move": "#
+                    + #"{"advance": "PT1H"}}]}"#, 409, "clock_not_manual", "none of the batch was applied"
+            ),
             (
                 "POST", "/v1/items", "{\"text\": \"\(String(repeating: "a", count: 1 << 20))\"}", 413, "body_too_large",
                 "1 MiB"

@@ -146,6 +146,34 @@ final class Flag: Sendable {
         #expect(body.range(of: "event: gap")!.lowerBound < body.range(of: "id: 21\n")!.lowerBound)
     }
 
+    /// A batch stops at its first refused operation: the answer names it, and what came before it is saved (it is
+    /// there after a restart), what came after it is not.
+    @Test func aBatchStopsAtItsFirstRefusedOperationAndKeepsThoseBeforeIt() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        do {
+            let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+            defer { daemon.stop() }
+            let refused = try await sandbox.curl(
+                "POST",
+                "/v1/batch",
+                body: #"{"operations": [{"op": "add", "item": {"text": "kept", "dueDate": "2027-01-01T00:10:00Z"}}, "#
+                    + #"{"op": "clock", "move": {"advance": "PT1H"}}, {"op": "edit", "itemID": 9, "patch": {}}, "#
+                    + #"{"op": "add", "item": {"text": "never tried"}}]}"#
+            )
+            #expect(refused.status == 404, "\(refused)")
+            #expect(errorCode(refused.body) == "unknown_item")
+            #expect(refused.body.contains(#""operation":2"#), "\(refused.body)")
+            #expect(refused.body.contains("operations 0 to 1 before it were applied and saved"), "\(refused.body)")
+        }
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start + 7200)])
+        defer { daemon.stop() }
+        let items = try await sandbox.curl("GET", "/v1/items?all=true")
+        #expect(items.body.contains("\"kept\"") && !items.body.contains("never tried"), "\(items.body)")
+        let events = try await sandbox.curl("GET", "/v1/events?follow=false")
+        #expect(events.body.contains(#""kind":"fired""#), "the batch's clock move fired the reminder: \(events.body)")
+    }
+
     /// The clock through the command line; on the wall clock, moving it is refused with the JSON error.
     @Test func theClockMovesOnlyWhenToldAndOnlyWhenManual() async throws {
         let sandbox = try Sandbox()
@@ -180,21 +208,18 @@ final class Flag: Sendable {
     }
 }
 
-/// The manual clock over a year, in a suite of its own for its time limit: about 90 s in the debug build with the
-/// machine to itself (the API's per-request cost; see the README's figures), so beside the rest of the integration
-/// group on two cores it can pass `ManualClockTests`' three minutes. The limit only catches a hang.
-@Suite(.timeLimit(.minutes(8))) struct YearOfEditsTests {
+/// The manual clock over a year: 8,760 hours of edits and clock moves, sent as batches (`POST /v1/batch`), a month
+/// to a batch. In a suite of its own, for its time limit, which only catches a hang.
+@Suite(.timeLimit(.minutes(3))) struct YearOfEditsTests {
     /// A year of hourly edits: each hour the item's reminder is replaced, three hours in four by one due later
     /// than the next hour (it must never fire at the instant it replaced), the fourth by one due within the hour
     /// (it must fire there, once, on time). The whole history is then read back and checked event by event.
     @Test func aReminderEditedEveryHourForAYearFiresOncePerDueInstantAndNeverAtAReplacedOne() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
+        let start = ManualClockTests.start
         // The history keeps the whole year (by default it keeps 30 days, of the manual clock too).
-        let daemon = try await Daemon(
-            sandbox,
-            arguments: ["--clock", "manual:" + iso(ManualClockTests.start), "--history-age", "400d"]
-        )
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(start), "--history-age", "400d"])
         defer { daemon.stop() }
         let hours = 24 * 365
         let started = ContinuousClock.now
@@ -202,23 +227,35 @@ final class Flag: Sendable {
             let added = try await client.ok(
                 "POST",
                 "/v1/items",
-                ["text": "hourly", "dueDate": iso(ManualClockTests.start + 7200), "shouldRemind": true]
+                ["text": "hourly", "dueDate": iso(start + 7200), "shouldRemind": true]
             )
             let itemID = added["itemID"] as? Int ?? 0
+            func edit(_ due: Date) -> [String: Any] {
+                ["op": "edit", "itemID": itemID, "patch": ["dueDate": iso(due)]]
+            }
             var fireInstants: [Date] = []
+            var month: [[String: Any]] = []
+            var clockReadings: [Date] = []
             for hour in 0..<hours {
-                let now = ManualClockTests.start + Double(hour) * 3600
+                let now = start + Double(hour) * 3600
                 let fires = hour % 4 == 3
                 // Pending since the last hour and still in the future, so replaced either way: at :45 within the
                 // hour, or at :30 and some minutes the hour after next. No instant is ever set twice.
                 let due = fires ? now + 2700 : now + 5400 + 60 * Double(hour % 4)
                 if fires { fireInstants.append(due) }
-                _ = try await client.ok("PATCH", "/v1/items/\(itemID)", ["dueDate": iso(due)])
-                let clock = try await client.ok("POST", "/v1/clock", ["advance": "PT1H"])
-                #expect(date(clock["now"]) == now + 3600)
-                if fires {
-                    // Fired within the hour: schedule one again, on the hour after next, for the next edit to replace.
-                    _ = try await client.ok("PATCH", "/v1/items/\(itemID)", ["dueDate": iso(now + 3 * 3600)])
+                month.append(edit(due))
+                month.append(["op": "clock", "move": ["advance": "PT1H"]])
+                clockReadings.append(now + 3600)
+                // Fired within the hour: schedule one again, on the hour after next, for the next edit to replace.
+                if fires { month.append(edit(now + 3 * 3600)) }
+                if (hour + 1) % 730 == 0 || hour == hours - 1 {
+                    let report = try await client.ok("POST", "/v1/batch", ["operations": month])
+                    let results = report["results"] as? [[String: Any]] ?? []
+                    #expect(results.count == month.count)
+                    let nows = results.compactMap { ($0["clock"] as? [String: Any]).flatMap { date($0["now"]) } }
+                    #expect(nows == clockReadings, "each hour's clock move ended on the hour")
+                    month = []
+                    clockReadings = []
                 }
             }
             return (itemID, fireInstants)
@@ -227,6 +264,8 @@ final class Flag: Sendable {
         print("a year of hourly edits on the manual clock: \(hours) hours driven in \(driven)")
 
         let events = try await ManualClockTests.withClient(sandbox) { try await $0.history().events }
+        let checked = ContinuousClock.now - started
+        print("… and its \(events.count) events read back by \(checked)")
         // Every event, numbered 1, 2, 3, … with none missing, and all about the one item.
         #expect(events.map { $0["id"] as? Int ?? 0 } == Array(1...events.count))
         #expect(events.allSatisfy { $0["itemID"] as? Int == itemID })

@@ -96,9 +96,13 @@ import Testing
         #expect(try rig.store.events(after: 0, limit: 100, scanLimit: 100) { _ in true }.events == events)
     }
 
-    @Test func theWallClockCannotBeMoved() async throws {
+    /// The wall clock is the system's: a request to move it is refused, and so is a batch that would, as a whole,
+    /// with nothing in it applied.
+    @Test func theWallClockCannotBeMovedByARequestOrByABatch() async throws {
+        let store = MemoryStore(ChecklistLibrary())
+        // Not running: had either been let through to the loop, it would never be answered.
         let service = ReminderService(
-            store: MemoryStore(ChecklistLibrary()),
+            store: store,
             clock: SystemWallClock(),
             catchUpWindow: 3600,
             sinks: [],
@@ -111,6 +115,76 @@ import Testing
         } catch let failure as APIFailure {
             #expect(failure.code == "clock_not_manual")
             #expect(failure.status == .conflict)
+        }
+        do {
+            _ = try await service.runBatch([.add(.init(text: "x")), .moveClock(to: { $0 + 60 })])
+            Issue.record("the wall clock moved in a batch")
+        } catch let refusal as ReminderService.BatchRefusal {
+            #expect(refusal.index == 1 && !refusal.appliedBefore)
+            let failure = APIFailure.from(refusal)
+            #expect(failure.code == "clock_not_manual" && failure.status == .conflict)
+            #expect(failure.message.hasSuffix("none of the batch was applied"), "\(failure.message)")
+        }
+        #expect(store.library.itemCount == 0)
+    }
+
+    /// A batch: its operations applied in order, a clock move among them firing at its instants, thousands of
+    /// changes saved in a handful of commits; answered once all of it is durable and carried out.
+    @Test func aBatchAppliesItsOperationsInOrderInAFewCommitsAndAnswersOnceDurable() async throws {
+        let rig = Rig()
+        var results: [Components.Schemas.BatchResult] = []
+        var commits = 0
+        let entries = try await rig.running {
+            let due = { (seconds: TimeInterval) in Instant(Self.t0 + seconds) }
+            let commitsBefore = rig.service.writer.commitCount
+            let steps: [ReminderService.BatchStep] =
+                [
+                    .add(.init(text: "a", dueDate: due(60))),
+                    .add(.init(text: "b", dueDate: due(120))),
+                    .edit(itemID: 1, ItemPatch(ItemEdit(dueDate: Self.t0 + 180))),
+                    .moveClock(to: { $0 + 150 }),
+                    .snooze(itemID: 2, until: { $0 + 600 }),
+                    .remove(itemID: 1),
+                ] + (1...3_000).map { .add(.init(text: "more \($0)")) }
+            results = try await rig.service.runBatch(steps)
+            commits = rig.service.writer.commitCount - commitsBefore
+            // Durable and carried out before the answer.
+            #expect(rig.store.library.itemCount == 3_001)
+            #expect(rig.sink.entries.compactMap(\.delivery).map(\.reminder.text) == ["b"])
+        }
+        #expect(results.map(\.op.rawValue).prefix(7) == ["add", "add", "edit", "clock", "snooze", "remove", "add"])
+        #expect(results.count == 3_006)
+        #expect(results[2].item?.pendingDue?.date == Self.t0 + 180)
+        #expect(results[3].clock?.now.date == Self.t0 + 150)
+        #expect(results[4].item?.pendingDue?.date == Self.t0 + 750)
+        #expect(entries.compactMap(\.delivery).map(\.firedAt) == [Self.t0 + 120])
+        #expect(
+            entries.compactMap(\.eventKind) == [.scheduled, .scheduled, .replaced, .fired, .snoozed, .cancelled]
+        )
+        #expect((1...6).contains(commits), "\(commits) commits for 3,006 operations")
+    }
+
+    /// The first operation refused stops the batch; those before it are durable by the time the refusal is answered,
+    /// and none after it is tried.
+    @Test func aRefusedOperationStopsTheBatchAndThoseBeforeItAreDurableWhenItIsAnswered() async throws {
+        let rig = Rig()
+        _ = try await rig.running {
+            do {
+                _ = try await rig.service.runBatch([
+                    .add(.init(text: "kept")),
+                    .add(.init(text: "kept too")),
+                    .edit(itemID: 99, ItemPatch(ItemEdit(text: "nobody"))),
+                    .add(.init(text: "never tried")),
+                ])
+                Issue.record("a batch with a refused operation was answered as done")
+            } catch let refusal as ReminderService.BatchRefusal {
+                #expect(refusal.index == 2 && refusal.appliedBefore)
+                #expect((refusal.error as? ModelError)?.code == .unknownItem)
+                let failure = APIFailure.from(refusal)
+                #expect(failure.operation == 2 && failure.status == .notFound)
+                #expect(failure.message.contains("operations 0 to 1 before it were applied"), "\(failure.message)")
+            }
+            #expect(rig.store.library.lists[0].items.map(\.text) == ["kept", "kept too"])
         }
     }
 

@@ -12,6 +12,8 @@ struct APIFailure: Error {
     let status: HTTPResponse.Status
     let code: String
     let message: String
+    /// For a batch: the index of the operation refused.
+    var operation: Int? = nil
 
     func response() -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body()))
@@ -89,6 +91,21 @@ struct APIFailure: Error {
             return failure
         case let error as ServerError:
             return from(error)
+        case let refusal as ReminderService.BatchRefusal:
+            let failure = from(refusal.error)
+            let kept =
+                switch (refusal.appliedBefore, refusal.index) {
+                case (false, _), (true, 0): "none of the batch was applied"
+                case (true, 1): "operation 0 before it was applied and saved, and none after it was tried"
+                case (true, let index):
+                    "operations 0 to \(index - 1) before it were applied and saved, and none after it was tried"
+                }
+            return APIFailure(
+                status: failure.status,
+                code: failure.code,
+                message: "operation \(refusal.index) of the batch was refused: \(failure.message); \(kept)",
+                operation: refusal.index
+            )
         case let error as ModelError:
             let status: HTTPResponse.Status =
                 switch error.code {
@@ -147,8 +164,16 @@ struct APIFailure: Error {
             return "field \(fieldPath(context.codingPath)): expected \(type == Bool.self ? "true or false" : "\(type)")"
         case .valueNotFound(let type, let context):
             return "field \(fieldPath(context.codingPath)): expected \(type), found null"
-        case .keyNotFound(let key, _):
-            return "field \(key.stringValue) is required"
+        case .keyNotFound(let key, let context):
+            let field = fieldPath(context.codingPath + [key])
+            // What the generated code throws for a `oneOf` whose discriminator names no schema (a batch's `op`).
+            if let quoted = context.debugDescription.split(separator: "'", omittingEmptySubsequences: false)
+                .dropFirst().first, context.debugDescription.contains("discriminator value")
+            {
+                return "field \(field): \"\(quoted.prefix(40))\" is not one of the values it takes; see GET "
+                    + "/v1/openapi.yaml"
+            }
+            return "field \(field) is required"
         case .dataCorrupted(let context):
             let field = fieldPath(context.codingPath)
             if field.isEmpty { return "the body is not valid JSON" }

@@ -95,7 +95,12 @@ struct APIHandler: APIProtocol {
         guard case .json(let snooze) = input.body else {
             preconditionFailure("JSON is the only body the document allows")
         }
-        let until: @Sendable (Date) -> Date
+        let until = try Self.snoozeTarget(snooze)
+        return .ok(.init(body: .json(try await service.snoozeItem(input.path.id, until: until))))
+    }
+
+    /// The instant a `Snooze` names, from the loop's clock as it reads when the snooze is applied.
+    private static func snoozeTarget(_ snooze: Components.Schemas.Snooze) throws -> @Sendable (Date) -> Date {
         switch (snooze._for, snooze.until) {
         case (let length?, nil):
             guard length.hasPrefix("P"), let seconds = DurationText.seconds(length), seconds > 0 else {
@@ -104,16 +109,15 @@ struct APIHandler: APIProtocol {
                     "field for: \"\(length.prefix(40))\" is not a length of time over zero; use \(DurationText.expected)"
                 )
             }
-            until = { $0.addingTimeInterval(seconds) }
+            return { $0.addingTimeInterval(seconds) }
         case (nil, let instant?):
-            until = { _ in instant.date }
+            return { _ in instant.date }
         default:
             throw APIFailure.badRequest(
                 "invalid_body",
                 "give either for (an ISO 8601 duration, like PT10M) or until (an instant), not both or neither"
             )
         }
-        return .ok(.init(body: .json(try await service.snoozeItem(input.path.id, until: until))))
     }
 
     func listPending(_ input: Operations.ListPending.Input) async throws -> Operations.ListPending.Output {
@@ -260,7 +264,12 @@ struct APIHandler: APIProtocol {
         guard case .json(let move) = input.body else {
             preconditionFailure("JSON is the only body the document allows")
         }
-        let target: @Sendable (Date) -> Date
+        let now = try await service.moveClock(to: try Self.clockTarget(move))
+        return .ok(.init(body: .json(.init(now: Instant(now), mode: .manual))))
+    }
+
+    /// Where a `ClockMove` goes, from where the clock is when the move is applied.
+    private static func clockTarget(_ move: Components.Schemas.ClockMove) throws -> @Sendable (Date) -> Date {
         switch (move.advance, move.to) {
         case (let advance?, nil):
             guard let seconds = DurationText.seconds(advance), advance.hasPrefix("P") else {
@@ -269,16 +278,52 @@ struct APIHandler: APIProtocol {
                     "field advance: \"\(advance.prefix(40))\" is not \(DurationText.expected)"
                 )
             }
-            target = { $0.addingTimeInterval(seconds) }
+            return { $0.addingTimeInterval(seconds) }
         case (nil, let to?):
-            target = { _ in to.date }
+            return { _ in to.date }
         default:
             throw APIFailure.badRequest(
                 "invalid_body",
                 "give either advance (an ISO 8601 duration, like PT1H) or to (an instant), not both or neither"
             )
         }
-        let now = try await service.moveClock(to: target)
-        return .ok(.init(body: .json(.init(now: Instant(now), mode: .manual))))
+    }
+
+    /// The most operations a batch holds; a batch of them fits the 1 MiB body limit.
+    static let maximumBatchSize = 10_000
+
+    /// Reads every operation before any is applied, so one that cannot be read refuses the whole batch.
+    func runBatch(_ input: Operations.RunBatch.Input) async throws -> Operations.RunBatch.Output {
+        guard case .json(let batch) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        let count = batch.operations.count
+        guard (1...Self.maximumBatchSize).contains(count) else {
+            throw APIFailure.badRequest(
+                "invalid_body",
+                "a batch holds 1 to \(Self.maximumBatchSize) operations, and this one holds \(count); "
+                    + (count == 0 ? "send at least one" : "split it into several batches")
+            )
+        }
+        var steps: [ReminderService.BatchStep] = []
+        steps.reserveCapacity(count)
+        for (index, operation) in batch.operations.enumerated() {
+            do {
+                steps.append(try Self.step(operation))
+            } catch {
+                throw ReminderService.BatchRefusal(index: index, error: error, appliedBefore: false)
+            }
+        }
+        return .ok(.init(body: .json(.init(results: try await service.runBatch(steps)))))
+    }
+
+    private static func step(_ operation: Components.Schemas.BatchOperation) throws -> ReminderService.BatchStep {
+        switch operation {
+        case .add(let add): .add(add.item)
+        case .edit(let edit): .edit(itemID: edit.itemID, edit.patch)
+        case .snooze(let snooze): .snooze(itemID: snooze.itemID, until: try snoozeTarget(snooze.snooze))
+        case .remove(let remove): .remove(itemID: remove.itemID)
+        case .clock(let clock): .moveClock(to: try clockTarget(clock.move))
+        }
     }
 }

@@ -120,7 +120,7 @@ extension Components.Schemas.EventKind {
 
 extension Components.Schemas.ErrorBody {
     init(_ failure: APIFailure) {
-        self.init(error: .init(code: failure.code, message: failure.message))
+        self.init(error: .init(code: failure.code, message: failure.message, operation: failure.operation))
     }
 }
 
