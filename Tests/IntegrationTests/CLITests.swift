@@ -161,30 +161,38 @@ import Testing
         #expect(daemon.requests.allSatisfy { $0.hasPrefix("GET /v1/items/99 HTTP/1.1\r\n") })
     }
 
+    /// nudge reads "in 1h" against nudged's clock, which it asks first.
     @Test func addQuietPrintsTheNewIDAloneAndADueDateImpliesRemind() async throws {
-        let daemon = try FakeDaemon(answers: [FakeDaemon.answer(status: "201 Created", json: Self.item(id: 42))])
+        let daemon = try FakeDaemon(answers: [
+            Self.clock, FakeDaemon.answer(status: "201 Created", json: Self.item(id: 42)),
+        ])
         defer { daemon.stop() }
         let result = try await Self.nudge([
             "add", "water", "the", "plants", "--due", "in 1h", "--socket", daemon.socketPath, "--quiet",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "42\n")
-        let request = try #require(daemon.requests.first)
+        #expect(daemon.requests.first?.hasPrefix("GET /v1/clock HTTP/1.1\r\n") == true)
+        let request = try #require(daemon.requests.dropFirst().first)
         #expect(request.hasPrefix("POST /v1/items HTTP/1.1\r\n"))
         #expect(request.lowercased().contains("content-type: application/json"))
         #expect(request.contains(#""shouldRemind":true"#))
         #expect(request.contains(#""text":"water the plants""#))
+        #expect(request.contains(#""dueDate":"2026-11-20T11:00:00.000Z""#), "an hour after nudged's now: \(request)")
     }
 
     @Test func editWithNoDueSendsANullDueDate() async throws {
-        let daemon = try FakeDaemon(answers: [FakeDaemon.answer(status: "200 OK", json: Self.item(id: 3))])
+        let daemon = try FakeDaemon(answers: [Self.clock, FakeDaemon.answer(status: "200 OK", json: Self.item(id: 3))])
         defer { daemon.stop() }
         let result = try await Self.nudge(["edit", "3", "--no-due", "--socket", daemon.socketPath])
         #expect(result.status == 0, "\(result.stderr)")
-        let request = try #require(daemon.requests.first)
+        let request = try #require(daemon.requests.dropFirst().first)
         #expect(request.hasPrefix("PATCH /v1/items/3 HTTP/1.1\r\n"))
         #expect(request.hasSuffix(#"{"dueDate":null}"#))
     }
+
+    /// `GET /v1/clock` as a manual clock answers it.
+    static let clock = FakeDaemon.answer(status: "200 OK", json: #"{"now":"2026-11-20T10:00:00.000Z","mode":"manual"}"#)
 
     @Test func watchPrintsEachEventAsALineAndExits3WhenTheDaemonCloses() async throws {
         let fired =

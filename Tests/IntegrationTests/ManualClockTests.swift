@@ -174,6 +174,25 @@ final class Flag: Sendable {
         #expect(events.body.contains(#""kind":"fired""#), "the batch's clock move fired the reminder: \(events.body)")
     }
 
+    /// On a manual clock, dates typed on the command line ("in 1h") and what nudge says about them ("in 1h") go by
+    /// nudged's clock, a month and more from the machine's here, not by the machine's.
+    @Test func datesOnTheCommandLineGoByNudgedsClock() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+        defer { daemon.stop() }
+        let added = try await sandbox.nudge("add", "tea", "--due", "in 1h")
+        #expect(added.stdout.contains("in 1h · Fri 1 Jan"), "\(added)")
+        let json = try await sandbox.nudge("add", "more tea", "--due", "in 2h", "--json")
+        #expect(json.stdout.contains(#""dueDate":"2027-01-01T02:00:00.000Z""#), "\(json)")
+        let edited = try await sandbox.nudge("edit", "1", "--due", "in 3h")
+        #expect(edited.stdout.contains("in 3h · Fri 1 Jan"), "\(edited)")
+        let soon = try await sandbox.nudge("ls", "--due-before", "in 150m")
+        #expect(soon.stdout.contains("  2  [ ]  more tea") && !soon.stdout.contains("  1  [ ]"), "\(soon)")
+        let done = try await sandbox.nudge("done", "2")
+        #expect(done.stdout.contains("[x]  more tea  in 2h"), "\(done)")
+    }
+
     /// The clock through the command line; on the wall clock, moving it is refused with the JSON error.
     @Test func theClockMovesOnlyWhenToldAndOnlyWhenManual() async throws {
         let sandbox = try Sandbox()

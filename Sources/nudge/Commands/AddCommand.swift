@@ -42,9 +42,9 @@ struct AddCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp("When it is due (see below); implies --remind.", valueName: "when"),
-        transform: SharedArguments.parseDue
+        transform: SharedArguments.parseWhen
     )
-    var due: Date?
+    var due: WhenText?
 
     @Option(
         name: .customLong("repeat"),
@@ -86,19 +86,20 @@ struct AddCommand: DaemonCommand {
     }
 
     func run() async throws {
-        let request = Components.Schemas.NewItem(
-            text: try SharedArguments.text(text),
-            list: list,
-            dueDate: due.map(Instant.init),
-            shouldRemind: remind ?? (due != nil || repeatRule != nil ? true : nil),
-            _repeat: repeatRule,
-            priority: priority.map { Components.Schemas.Priority(rawValue: $0.rawValue)! },
-            catchUp: catchUp?.description,
-            warnings: warn?.map(DurationText.iso8601)
-        )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
+            // Dates and what is shown about them go by nudged's clock, which may be a manual one.
+            let look = global.look(now: try await client.now())
+            let request = Components.Schemas.NewItem(
+                text: try SharedArguments.text(text),
+                list: list,
+                dueDate: try due.map { Instant(try $0.date(now: look.now)) },
+                shouldRemind: remind ?? (due != nil || repeatRule != nil ? true : nil),
+                _repeat: repeatRule,
+                priority: priority.map { Components.Schemas.Priority(rawValue: $0.rawValue)! },
+                catchUp: catchUp?.description,
+                warnings: warn?.map(DurationText.iso8601)
+            )
             let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }
-            let look = global.look()
             if let note = Render.pastDueNote(item, look: look) { Output.error(note) }
             if let note = Render.warningsWithoutDueNote(item) { Output.error(note) }
             if global.json { return Output.json(item) }

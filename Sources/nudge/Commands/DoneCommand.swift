@@ -29,7 +29,7 @@ struct DoneCommand: DaemonCommand {
         try await EachItem.change(
             ids,
             global: global,
-            line: { [look = global.look()] in Render.itemSummary($0, look: look) }
+            line: { Render.itemSummary($0, look: $1) }
         ) { client, id throws(CLIError) in
             if stop {
                 try await client.call {
@@ -59,7 +59,7 @@ struct UndoneCommand: DaemonCommand {
         try await EachItem.change(
             ids,
             global: global,
-            line: { [look = global.look()] in Render.itemSummary($0, look: look) }
+            line: { Render.itemSummary($0, look: $1) }
         ) { client, id throws(CLIError) in
             try await client.call { try await $0.uncheckItem(path: .init(id: id)).ok.body.json }
         }

@@ -8,35 +8,34 @@ import NudgeAPI
 /// `--json` prints what changed: for one ID the answer alone, as before; for several, one array holding, in order,
 /// each answer or the daemon's error document for an ID it refused.
 enum EachItem {
-    /// `ids` holds one ID at least: ArgumentParser refuses the command without one (exit 2).
+    /// `ids` holds one ID at least: ArgumentParser refuses the command without one (exit 2). `line` shows an answer
+    /// against nudged's clock, which may be a manual one.
     static func change<Answer: Encodable & Sendable>(
         _ ids: [Int],
         global: GlobalOptions,
-        line: (Answer) -> String,
+        line: (Answer, Look) -> String,
         _ operation: @escaping @Sendable (DaemonClient, Int) async throws(CLIError) -> Answer
     ) async throws {
-        guard ids.count > 1 else {
-            let answer = try await DaemonClient.withConnection(to: global.socketPath) {
-                try await operation($0, ids[0])
-            }
-            if global.json { return Output.json(answer) }
-            return Output.line(line(answer))
-        }
         var refused = 0
         var array = Output.JSONArray()
         try await DaemonClient.withConnection(to: global.socketPath) { client in
+            let look = global.json ? Look() : global.look(now: try await client.now())
+            guard ids.count > 1 else {
+                let answer = try await operation(client, ids[0])
+                return global.json ? Output.json(answer) : Output.line(line(answer, look))
+            }
             for id in ids {
                 do {
                     let answer = try await operation(client, id)
-                    if global.json { array.append([answer]) } else { Output.line(line(answer)) }
+                    if global.json { array.append([answer]) } else { Output.line(line(answer, look)) }
                 } catch let error as CLIError where error.exitCode.rawValue == 1 {
                     refused += 1
                     Output.error("item \(id): \(error.message)")
                     if global.json, let document = error.json { array.append(raw: document) }
                 }
             }
+            if global.json { array.finish() }
         }
-        if global.json { array.finish() }
         if refused > 0 {
             throw CLIError.refused("\(refused) of \(ids.count) items were not changed (said above)", json: nil)
         }

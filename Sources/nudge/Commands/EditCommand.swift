@@ -36,8 +36,11 @@ struct EditCommand: DaemonCommand {
     @Option(help: ArgumentHelp("The new text.", valueName: "text"))
     var text: String?
 
-    @Option(help: ArgumentHelp("The new due date (see below).", valueName: "when"), transform: SharedArguments.parseDue)
-    var due: Date?
+    @Option(
+        help: ArgumentHelp("The new due date (see below).", valueName: "when"),
+        transform: SharedArguments.parseWhen
+    )
+    var due: WhenText?
 
     @Flag(help: "Remove the due date (and so any pending reminder, and any repeat rule).")
     var noDue = false
@@ -115,26 +118,27 @@ struct EditCommand: DaemonCommand {
     }
 
     func run() async throws {
-        let patch = ItemPatch(
-            ItemEdit(
-                text: text,
-                dueDate: due,
-                clearsDueDate: noDue,
-                shouldRemind: remind,
-                repeatRule: repeatRule,
-                clearsRepeat: noRepeat,
-                priority: priority,
-                catchUp: catchUp?.rule,
-                clearsCatchUp: catchUp == .daemons,
-                warnings: noWarn ? [] : warn
-            ),
-            list: list
-        )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
+            // Dates and what is shown about them go by nudged's clock, which may be a manual one.
+            let look = global.look(now: try await client.now())
+            let patch = ItemPatch(
+                ItemEdit(
+                    text: text,
+                    dueDate: try due?.date(now: look.now),
+                    clearsDueDate: noDue,
+                    shouldRemind: remind,
+                    repeatRule: repeatRule,
+                    clearsRepeat: noRepeat,
+                    priority: priority,
+                    catchUp: catchUp?.rule,
+                    clearsCatchUp: catchUp == .daemons,
+                    warnings: noWarn ? [] : warn
+                ),
+                list: list
+            )
             let item = try await client.call {
                 try await $0.updateItem(path: .init(id: id), body: .json(patch)).ok.body.json
             }
-            let look = global.look()
             if due != nil, let note = Render.pastDueNote(item, look: look) { Output.error(note) }
             if warn != nil || noDue, let note = Render.warningsWithoutDueNote(item) { Output.error(note) }
             if global.json { return Output.json(item) }

@@ -48,9 +48,9 @@ struct LsCommand: DaemonCommand {
             "Only items due before this time, as --due takes it (\"fri 17:00\", \"in 2d\").",
             valueName: "when"
         ),
-        transform: SharedArguments.parseDue
+        transform: SharedArguments.parseWhen
     )
-    var dueBefore: Date?
+    var dueBefore: WhenText?
 
     @Option(
         help: ArgumentHelp("Only items of this priority: low, normal or high.", valueName: "priority"),
@@ -79,6 +79,7 @@ struct LsCommand: DaemonCommand {
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let look = global.look(now: try await client.now())
+            let dueBefore = try dueBefore?.date(now: look.now)
             // One list at a time, a page at a time: the output groups by list, and memory holds one page whatever
             // the store holds.
             var names = list.map { [$0] } ?? []
@@ -106,19 +107,19 @@ struct LsCommand: DaemonCommand {
                         after: after
                     )
                     let page = try await client.call { try await $0.listItems(query: query).ok.body.json }
-                    let items = page.items.filter { matches($0, now: look.now) }
+                    let items = page.items.filter { matches($0, now: look.now, dueBefore: dueBefore) }
                     if sort == .id || sort == .created { show(items) } else { gathered += items }
                     after = page.next ?? 0
                 } while after != 0
                 show(Self.sorted(gathered, by: sort))
             }
             if global.json { return json.finish() }
-            if printed == 0 { Output.line(nothingMessage) }
+            if printed == 0 { Output.line(nothingMessage(dueBefore: dueBefore)) }
         }
     }
 
     /// Whether an item passes the filters given (the daemon has already left checked items out unless asked).
-    private func matches(_ item: Components.Schemas.Item, now: Date) -> Bool {
+    private func matches(_ item: Components.Schemas.Item, now: Date, dueBefore: Date?) -> Bool {
         if checked && !item.checked { return false }
         if overdue && !Render.isOverdue(item, now: now) { return false }
         if let dueBefore, (item.dueDate?.date).map({ $0 < dueBefore }) != true { return false }
@@ -127,7 +128,7 @@ struct LsCommand: DaemonCommand {
     }
 
     /// What to say when nothing matched: which filters left everything out.
-    private var nothingMessage: String {
+    private func nothingMessage(dueBefore: Date?) -> String {
         var filters: [String] = []
         if checked { filters.append("checked-off") }
         if overdue { filters.append("overdue") }

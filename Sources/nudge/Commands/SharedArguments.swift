@@ -45,6 +45,13 @@ enum SharedArguments {
         try TimeInput(now: Date(), timeZone: .current).parse(text)
     }
 
+    /// `--due` and the like, for a command that talks to nudged: checked as the arguments are read, but read as an
+    /// instant only against nudged's clock (`WhenText.date(now:)`).
+    @Sendable static func parseWhen(_ text: String) throws -> WhenText {
+        _ = try parseDue(text)
+        return WhenText(text: text)
+    }
+
     static let iconNames = IconName.allCases.map(\.rawValue)
 
     static let iconDiscussion =
@@ -59,5 +66,19 @@ enum SharedArguments {
         let text = words.joined(separator: " ")
         guard !text.allSatisfy(\.isWhitespace) else { throw ValidationError("the text is empty; say what to do") }
         return text
+    }
+}
+
+/// WHEN as given on the command line, read against the time nudged goes by: on a manual clock, "in 1h" and
+/// "tomorrow 9am" mean an hour after its now and the day after its today, not the machine's.
+struct WhenText: Sendable {
+    let text: String
+
+    func date(now: Date) throws(CLIError) -> Date {
+        do throws(ModelError) {
+            return try TimeInput(now: now, timeZone: .current).parse(text)
+        } catch {
+            throw CLIError.usage("\"\(text)\": \(error.description)")
+        }
     }
 }
