@@ -161,7 +161,8 @@ import Testing
         #expect(
             entries.compactMap(\.eventKind) == [.scheduled, .scheduled, .replaced, .fired, .snoozed, .cancelled]
         )
-        #expect((1...6).contains(commits), "\(commits) commits for 3,006 operations")
+        // About 3,010 changes and events, in commits of about 1,000.
+        #expect((3...6).contains(commits), "\(commits) commits for 3,006 operations")
     }
 
     /// The first operation refused stops the batch; those before it are durable by the time the refusal is answered,

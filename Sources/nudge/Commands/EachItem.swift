@@ -9,17 +9,18 @@ import NudgeAPI
 /// each answer or the daemon's error document for an ID it refused.
 enum EachItem {
     /// `ids` holds one ID at least: ArgumentParser refuses the command without one (exit 2). `line` shows an answer
-    /// against nudged's clock, which may be a manual one.
+    /// against nudged's clock, which may be a manual one (asked only when it `showsTime`).
     static func change<Answer: Encodable & Sendable>(
         _ ids: [Int],
         global: GlobalOptions,
         line: (Answer, Look) -> String,
+        showsTime: Bool = true,
         _ operation: @escaping @Sendable (DaemonClient, Int) async throws(CLIError) -> Answer
     ) async throws {
         var refused = 0
         var array = Output.JSONArray()
         try await DaemonClient.withConnection(to: global.socketPath) { client in
-            let look = global.json ? Look() : global.look(now: try await client.now())
+            let look = global.json || !showsTime ? Look() : global.look(now: try await client.now())
             guard ids.count > 1 else {
                 let answer = try await operation(client, ids[0])
                 return global.json ? Output.json(answer) : Output.line(line(answer, look))

@@ -20,7 +20,12 @@ struct RmCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await EachItem.change(ids, global: global, line: { (removed: Removed, _) in "removed \(removed.itemID)" }) {
+        try await EachItem.change(
+            ids,
+            global: global,
+            line: { (removed: Removed, _) in "removed \(removed.itemID)" },
+            showsTime: false
+        ) {
             client,
             id throws(CLIError) in
             _ = try await client.call { try await $0.deleteItem(path: .init(id: id)).noContent }

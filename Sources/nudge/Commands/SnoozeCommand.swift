@@ -13,7 +13,7 @@ struct SnoozeCommand: DaemonCommand {
             The due date stays as it is; a pending reminder is replaced, and one that already fired is scheduled \
             again; reminding is switched on. Changing the due date, checking the item off or --no-remind ends the \
             snooze. On a recurring item it moves the occurrence at hand: occurrences before the snoozed time are \
-            folded into it, and the series goes on after it. 'until' is read on this machine's clock.
+            folded into it, and the series goes on after it. Both go by nudged's clock.
 
               nudge snooze 7              # 10 minutes
               nudge snooze 7 1h30m
@@ -32,34 +32,33 @@ struct SnoozeCommand: DaemonCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    /// What to ask nudged for: a length of time, or an instant.
-    private var request: Components.Schemas.Snooze {
-        get throws {
-            if when.first?.lowercased() == "until" {
-                let time = when.dropFirst().joined(separator: " ")
-                guard !time.isEmpty else {
-                    throw ValidationError("'until' needs a time: nudge snooze \(id) until 14:00")
-                }
-                return .init(until: Instant(try SharedArguments.parseDue(time)))
+    /// What to ask nudged for: a length of time, or an instant read against nudged's clock (`now`).
+    private func request(now: Date) throws -> Components.Schemas.Snooze {
+        if when.first?.lowercased() == "until" {
+            let time = when.dropFirst().joined(separator: " ")
+            guard !time.isEmpty else {
+                throw ValidationError("'until' needs a time: nudge snooze \(id) until 14:00")
             }
-            let length = when.isEmpty ? "10m" : when.joined()
-            guard let seconds = DurationText.seconds(length), seconds > 0 else {
-                throw ValidationError(
-                    "\"\(when.joined(separator: " "))\" is not a length of time; give one like 10m, 1h30m or PT2H, "
-                        + "or 'until' and a time"
-                )
-            }
-            return .init(_for: DurationText.iso8601(seconds))
+            return .init(until: Instant(try SharedArguments.parseWhen(time).date(now: now)))
         }
+        let length = when.isEmpty ? "10m" : when.joined()
+        guard let seconds = DurationText.seconds(length), seconds > 0 else {
+            throw ValidationError(
+                "\"\(when.joined(separator: " "))\" is not a length of time; give one like 10m, 1h30m or PT2H, "
+                    + "or 'until' and a time"
+            )
+        }
+        return .init(_for: DurationText.iso8601(seconds))
     }
 
     mutating func validate() throws {
-        _ = try request
+        _ = try request(now: Date())
     }
 
     func run() async throws {
-        let body = try request
         try await DaemonClient.withConnection(to: global.socketPath) { client in
+            // 'until tomorrow 9am' means nudged's tomorrow, which on a manual clock is not the machine's.
+            let body = try request(now: when.first?.lowercased() == "until" ? try await client.now() : Date())
             let item = try await client.call {
                 try await $0.snoozeItem(path: .init(id: id), body: .json(body)).ok.body.json
             }
