@@ -73,6 +73,12 @@ public struct ReminderBook: Sendable {
         return recordingHandled(restored)
     }
 
+    /// Whether a decision (a reminder or a warning) is due by the book's clock: one the timer's wake-up may not have
+    /// brought yet, which must come before the next change.
+    public var hasDecisionDue: Bool {
+        scheduler.nextDue.map { $0 <= clock.now() } == true
+    }
+
     /// The timer fired or the wall clock changed: fire what is due now.
     public mutating func advance() -> Outcome {
         recordingHandled(scheduler.advance(to: clock.now()))

@@ -412,7 +412,7 @@ final class ReminderService: Service {
             results.reserveCapacity(steps.count)
             for (index, step) in steps.enumerated() {
                 // As before each request: what fell due on the wall clock meanwhile is decided before the next step.
-                if let due = book.scheduler.nextDue, due <= book.clock.now() { commits.append(book.advance()) }
+                if book.hasDecisionDue { commits.append(book.advance()) }
                 do {
                     results.append(try book.apply(step, manualClock: manual, into: &commits))
                 } catch {
@@ -491,8 +491,7 @@ final class ReminderService: Service {
             // Decisions are made in time order: what fell due before the request came is decided before it, even
             // if the timer's wake-up waits behind it in the stream. Else an edit made just after a due instant would
             // replace a reminder (or warning) that never fired.
-            let due = state.book.scheduler.nextDue.map { $0 <= clock.now() } == true
-            return restore + (due ? [advance(&state)] : []) + apply(&state)
+            return restore + (state.book.hasDecisionDue ? [advance(&state)] : []) + apply(&state)
         case .wakeUp:
             wakeUpQueued.store(false, ordering: .releasing)
             let restore = reloadIfStale(&state)

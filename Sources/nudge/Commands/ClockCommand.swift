@@ -75,22 +75,17 @@ struct ClockCommand: AsyncParsableCommand {
             help: ArgumentHelp(
                 "When: an instant as --due takes it (\"2027-01-01 09:00\", \"tomorrow 9am\"), read against the daemon's clock.",
                 valueName: "when"
-            )
+            ),
+            transform: SharedArguments.parseWhen
         )
-        var when: String
+        var when: WhenText
 
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             try await DaemonClient.withConnection(to: global.socketPath) { client in
                 // "tomorrow" means the day after the daemon's today, which on a manual clock is not the machine's.
-                let now = try await client.now()
-                let target: Date
-                do throws(ModelError) {
-                    target = try TimeInput(now: now, timeZone: .current).parse(when)
-                } catch {
-                    throw CLIError.usage("\"\(when)\": \(error.description)")
-                }
+                let target = try when.date(now: try await client.now())
                 let clock = try await client.call {
                     try await $0.moveClock(body: .json(.init(to: Instant(target)))).ok.body.json
                 }

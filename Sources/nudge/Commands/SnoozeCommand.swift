@@ -32,9 +32,12 @@ struct SnoozeCommand: DaemonCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// Whether it snoozes until a time, rather than for a length of time.
+    private var untilATime: Bool { when.first?.lowercased() == "until" }
+
     /// What to ask nudged for: a length of time, or an instant read against nudged's clock (`now`).
     private func request(now: Date) throws -> Components.Schemas.Snooze {
-        if when.first?.lowercased() == "until" {
+        if untilATime {
             let time = when.dropFirst().joined(separator: " ")
             guard !time.isEmpty else {
                 throw ValidationError("'until' needs a time: nudge snooze \(id) until 14:00")
@@ -58,7 +61,7 @@ struct SnoozeCommand: DaemonCommand {
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             // 'until tomorrow 9am' means nudged's tomorrow, which on a manual clock is not the machine's.
-            let body = try request(now: when.first?.lowercased() == "until" ? try await client.now() : Date())
+            let body = try request(now: untilATime ? try await client.now() : Date())
             let item = try await client.call {
                 try await $0.snoozeItem(path: .init(id: id), body: .json(body)).ok.body.json
             }
