@@ -148,7 +148,13 @@ let package = Package(
             dependencies: ["NudgeCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "NudgeSinksTests", dependencies: ["NudgeSinks", "NudgeSystem", "NudgeCore", "CLinux"]),
+        .testTarget(
+            name: "NudgeSinksTests",
+            dependencies: [
+                "NudgeSinks", "NudgeSystem", "NudgeCore", "CLinux",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "NudgeDaemonTests",
             dependencies: [

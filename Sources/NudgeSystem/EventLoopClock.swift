@@ -27,3 +27,16 @@ public struct EventLoopClock: Clock {
         }
     }
 }
+
+/// Runs a task's jobs on one event loop: a task that writes to a channel, run on that channel's loop, writes without
+/// a hop between threads. nudged's global executor puts a woken task on whichever loop comes next.
+public final class EventLoopTaskExecutor: TaskExecutor {
+    private let loop: any EventLoop
+
+    public init(_ loop: any EventLoop) { self.loop = loop }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

@@ -54,6 +54,14 @@ enum APIServer {
             } else {
                 response = try await responder.respond(to: request, context: context)
             }
+            if response.headers[.contentType] == "text/event-stream" {
+                // A watcher's task is woken for every event: on its channel's loop it writes the event at once.
+                let body = response.body
+                let loop = EventLoopTaskExecutor(channel.eventLoop)
+                response.body = ResponseBody { writer in
+                    try await withTaskExecutorPreference(loop) { try await body.write(writer) }
+                }
+            }
             try await responseWriter.write(response: response.head, body: response.body)
         } onServerRunning: { _ in
             // Bound with the umask's mode. Its directory is 0700, so nobody else could reach it before this.
