@@ -148,7 +148,6 @@ struct EventReplay: AsyncSequence, Sendable {
     let since: Int?
     let history: History
     let live: EventHub.Subscription
-    let render: EventHub.Render
     let matches: @Sendable (ReminderEvent) -> Bool
 
     func makeAsyncIterator() -> Iterator {
@@ -176,7 +175,7 @@ struct EventReplay: AsyncSequence, Sendable {
                 let page = try replay.history(after)
                 if firstPage, page.dropped > 0 { buffered.append(.gap(dropped: page.dropped)) }
                 firstPage = false
-                buffered += zip(page.events, replay.render(page.events)).map { .notice(.event($0, frame: $1)) }
+                buffered += zip(page.events, replay.live.hub.render(page.events)).map { .notice(.event($0, frame: $1)) }
                 cursor = page.next
                 if page.next == nil { replayedThrough = page.latest }
                 await Task.yield()  // A long replay shares the thread with other requests.

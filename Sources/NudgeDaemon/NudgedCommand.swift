@@ -253,17 +253,21 @@ public struct NudgedCommand: AsyncParsableCommand {
     public func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (configFile, named) = NudgedSettings.configPath(flag: config, environment: environment)
-        do {
+        // Read at start, and again on SIGHUP: the same flags and environment, the config file as it is then.
+        let read: Daemon.Reload = { [flags] in
             let settings = try await NudgedSettings.read(
                 flags: flags,
                 environment: environment,
                 configFile: configFile,
                 named: named
             )
-            let options = try DaemonOptions(settings, environment: environment)
+            return try DaemonOptions(settings, environment: environment)
+        }
+        do {
+            let options = try await read()
             if printConfig {
                 let paths = [NudgedSettings.Key.store: options.paths.store, .socket: options.paths.socket]
-                return print(settings.lines(workedOut: paths).joined(separator: "\n"))
+                return print(options.settings.lines(workedOut: paths).joined(separator: "\n"))
             }
             if checkStore { return try Self.checkStore(options.paths.store) }
             let logLevel = SharedLogLevel(options.logLevel)
@@ -280,26 +284,7 @@ public struct NudgedCommand: AsyncParsableCommand {
                 onTerminal: isatty(STDERR_FILENO) == 1,
                 logger: logger
             )
-            let reload: Daemon.Reload = { [flags] in
-                let settings = try await NudgedSettings.read(
-                    flags: flags,
-                    environment: environment,
-                    configFile: configFile,
-                    named: named
-                )
-                return try DaemonOptions(settings, environment: environment)
-            }
-            try await Daemon(
-                options: options,
-                settings: settings,
-                sinks: selection,
-                logger: logger,
-                logLevel: logLevel,
-                reload: reload
-            ).run()
-        } catch let failure as DaemonError {
-            FileHandle.standardError.write(Data("nudged: \(failure.description)\n".utf8))
-            throw ExitCode(failure.code.rawValue)
+            try await Daemon(options: options, sinks: selection, logger: logger, logLevel: logLevel, reload: read).run()
         } catch let exit as ExitCode {
             throw exit
         } catch {
@@ -388,7 +373,6 @@ struct DaemonError: Error, CustomStringConvertible {
 /// One run of the service, from opening the store to removing the socket.
 struct Daemon {
     let options: DaemonOptions
-    let settings: NudgedSettings
     let sinks: SinkSelection
     let logger: Logger
     let logLevel: SharedLogLevel

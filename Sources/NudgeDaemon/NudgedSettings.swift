@@ -116,7 +116,7 @@ struct NudgedSettings: Sendable, Equatable {
         switch origin {
         case .flag: key.flag
         case .environment: key.variable
-        case .file(let path): "\(path) line \(Self.line(of: key, inFile: path)): \(key.rawValue)"
+        case .file(let path): "\(path) line \(Self.line(ofKey: key.rawValue, inFile: path)): \(key.rawValue)"
         case .standard: "the default \(key.rawValue)"
         }
     }
@@ -278,10 +278,6 @@ struct NudgedSettings: Sendable, Equatable {
     }
 
     /// The line of the file where a key is written (its first mention), or 1.
-    private static func line(of key: Key, inFile path: String) -> Int {
-        line(ofKey: key.rawValue, inFile: path)
-    }
-
     private static func line(ofKey name: String, inFile path: String) -> Int {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
             let range = text.range(of: "\"\(name)\"")

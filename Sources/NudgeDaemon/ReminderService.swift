@@ -579,8 +579,6 @@ final class ReminderService: Service {
         }
         for event in outcome.events {
             for sink in sinks { sink.enqueue(.observe(event)) }
-        }
-        for event in outcome.events {
             logger.info(
                 "\(event.kind.rawValue) item \(event.itemID)",
                 metadata: ["due": "\(event.due.formatted(.iso8601))", "event": "\(event.kind.rawValue)"]

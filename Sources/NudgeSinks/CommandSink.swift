@@ -30,8 +30,6 @@ public struct CommandSink: ReminderSink {
         if outcome.succeeded { logger.info(line) } else { logger.warning(line) }
     }
 
-    public func withdraw(itemID: Int) async {}
-
     func command(for delivery: Delivery) -> ProcessCommand {
         let reminder = delivery.reminder
         var environment = [

@@ -252,12 +252,7 @@ public actor DesktopSink: ReminderSink {
         let title = "\(reminder.listName) #\(reminder.itemID)"
         let summary = delivery.warningTimeLeft.map { "\(title): due in \(DurationText.short($0))" }
         // The item's priority is the notification's urgency; high is critical, which servers keep on screen.
-        let urgency: UInt8 =
-            switch reminder.priority {
-            case .low: 0
-            case .normal: 1
-            case .high: 2
-            }
+        let urgency = UInt8(reminder.priority.rank)
         return DesktopNotification(
             replacesID: notificationID ?? 0,
             summary: summary ?? title,

@@ -29,8 +29,6 @@ public final class JournalSink: ReminderSink {
     /// A fired reminder reaches the journal as its `fired` entry, through `observe`.
     public func deliver(_ delivery: Delivery) async {}
 
-    public func withdraw(itemID: Int) async {}
-
     public func observe(_ event: ReminderEvent) async {
         let entry = JournalEntry(event)
         if let invalid = entry.invalidFieldName {

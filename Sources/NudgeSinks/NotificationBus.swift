@@ -83,7 +83,7 @@ public final class NotificationBus: Sendable {
         interface: String = NotificationBus.destination,
         _ member: String,
         _ arguments: [BusValue] = [],
-        timeout: Duration,
+        timeout: Duration = DesktopSink.timeout,
         read: @escaping @Sendable (OpaquePointer) throws(BusError) -> Reply
     ) async throws(BusError) -> (reply: Reply, epoch: Int) {
         let result: Result<(reply: Reply, epoch: Int), BusError> = await withCheckedContinuation { continuation in
@@ -442,7 +442,6 @@ extension NotificationBus: NotificationServer {
     public func capabilities() async throws(BusError) -> (Set<String>, epoch: Int) {
         let (strings, epoch) = try await call(
             "GetCapabilities",
-            timeout: DesktopSink.timeout,
             read: Self.readStrings
         )
         return (Set(strings), epoch)
@@ -457,7 +456,6 @@ extension NotificationBus: NotificationServer {
             path: "/org/freedesktop/DBus",
             interface: bus,
             "GetId",
-            timeout: DesktopSink.timeout,
             read: Self.readString
         ).reply
         do {
@@ -467,7 +465,6 @@ extension NotificationBus: NotificationServer {
                 interface: bus,
                 "GetNameOwner",
                 [.string(Self.destination)],
-                timeout: DesktopSink.timeout,
                 read: Self.readString
             ).reply
             return "\(busID) \(owner)"
@@ -484,12 +481,11 @@ extension NotificationBus: NotificationServer {
                 .string(notification.body), .strings(notification.actions),
                 .byteHints(["urgency": notification.urgency]), .int32(0),
             ],
-            timeout: DesktopSink.timeout,
             read: Self.readUInt32
         )
     }
 
     public func close(_ notificationID: UInt32) async throws(BusError) {
-        _ = try await call("CloseNotification", [.uint32(notificationID)], timeout: DesktopSink.timeout) { _ in () }
+        _ = try await call("CloseNotification", [.uint32(notificationID)]) { _ in () }
     }
 }

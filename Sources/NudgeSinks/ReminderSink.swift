@@ -16,6 +16,8 @@ public protocol ReminderSink: Sendable {
 }
 
 extension ReminderSink {
+    /// Most sinks show nothing that stays.
+    public func withdraw(itemID: Int) async {}
     public func observe(_ event: ReminderEvent) async {}
 }
 
@@ -42,6 +44,4 @@ public struct LogSink: ReminderSink {
             ]
         )
     }
-
-    public func withdraw(itemID: Int) async {}
 }

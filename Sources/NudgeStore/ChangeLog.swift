@@ -19,26 +19,12 @@ struct LogRecord: Codable, Sendable, Equatable {
     /// after a crash.
     var events: [ReminderEvent]
 
-    init(
-        sequence: Int,
-        nextItemID: Int,
-        nextListID: Int,
-        nextEventID: Int,
-        changes: [ChecklistChange],
-        events: [ReminderEvent]
-    ) {
-        self.sequence = sequence
-        self.nextItemID = nextItemID
-        self.nextListID = nextListID
-        self.nextEventID = nextEventID
-        self.changes = changes
-        self.events = events
-    }
-
     private enum CodingKeys: String, CodingKey {
         case sequence, nextItemID, nextListID, nextEventID, changes, events
     }
+}
 
+extension LogRecord {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sequence = try container.decode(Int.self, forKey: .sequence)
@@ -200,13 +186,6 @@ struct ChangeLogFile {
             throw .setupFailed(path: path, step: "cutting the torn end off change log \(path)", errno: error)
         }
         return ChangeLogFile(path: path, descriptor: descriptor, length: length, faults: faults)
-    }
-
-    private init(path: String, descriptor: FileDescriptor, length: Int, faults: StoreFaults) {
-        self.path = path
-        self.descriptor = descriptor
-        self.length = length
-        self.faults = faults
     }
 
     /// Writes `record` after the last one and flushes it to the device. On failure the log is cut back to where it

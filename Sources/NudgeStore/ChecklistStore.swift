@@ -21,8 +21,6 @@ public final class ChecklistStore: DurableStore {
     public let path: String
     /// The lock file beside it; the snapshot and the log are replaced by rename, so neither can carry the lock.
     public var lockPath: String { path + ".lock" }
-    /// The change log beside it.
-    public var logPath: String { path + ".log" }
     /// What opening found and did that a person should hear of: a torn record cut off, an older layout upgraded.
     public let openingNotes: [String]
 

@@ -58,9 +58,10 @@ final class EventHistory: Sendable {
     let limits: HistoryLimits
     private let state: Mutex<State>
 
-    static let framing = RecordFraming(header: Array("nudgeevt".utf8) + [1, 0, 0, 0]) { path, offset, problem in
-        .damagedHistory(path: path, offset: offset, problem: problem)
-    }
+    static let framing = RecordFraming(
+        header: Array("nudgeevt".utf8) + [1, 0, 0, 0],
+        damaged: StoreError.damagedHistory
+    )
     /// The first ID, count and last instant ahead of each record's property list.
     private static let prefixSize = 24
 

@@ -196,12 +196,9 @@ struct StoreSnapshot: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case formatVersion, logSequence
     }
+}
 
-    init(library: ChecklistLibrary, logSequence: Int) {
-        self.library = library
-        self.logSequence = logSequence
-    }
-
+extension StoreSnapshot {
     init(from decoder: any Decoder) throws {
         library = try ChecklistLibrary(from: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -111,9 +111,11 @@ private struct Reader {
         else {
             throw GaveUp()
         }
-        var snapshot = StoreSnapshot(library: library, logSequence: formatVersion >= 2 ? logSequence ?? 0 : 0)
-        snapshot.storedFormatVersion = formatVersion
-        return snapshot
+        return StoreSnapshot(
+            library: library,
+            logSequence: formatVersion >= 2 ? logSequence ?? 0 : 0,
+            storedFormatVersion: formatVersion
+        )
     }
 
     private mutating func lists(_ object: Int) throws(GaveUp) -> [Checklist] {
@@ -271,18 +273,15 @@ private struct Reader {
         }
     }
 
+    /// A date: an eight-byte real with a marker of its own, seconds since 2001.
     private func date(_ object: Int) throws(GaveUp) -> Date {
-        let start = try offset(object)
-        guard try byte(start) == 0x33 else { throw GaveUp() }
-        let seconds = Double(bitPattern: try bigEndian(start + 1, 8))
-        guard seconds.isFinite else { throw GaveUp() }
-        return Date(timeIntervalSinceReferenceDate: seconds)
+        Date(timeIntervalSinceReferenceDate: try real(object, marker: 0x33))
     }
 
     /// An eight-byte real, as `PropertyListEncoder` writes a `Double`.
-    private func real(_ object: Int) throws(GaveUp) -> Double {
+    private func real(_ object: Int, marker: UInt8 = 0x23) throws(GaveUp) -> Double {
         let start = try offset(object)
-        guard try byte(start) == 0x23 else { throw GaveUp() }
+        guard try byte(start) == marker else { throw GaveUp() }
         let value = Double(bitPattern: try bigEndian(start + 1, 8))
         guard value.isFinite else { throw GaveUp() }
         return value

@@ -35,16 +35,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public let description: String
     /// The system error behind an `.io` failure.
     public let errno: Errno?
-    /// The model's reason behind a `.rejectedChange`.
-    public let modelError: ModelError?
 
-    private init(_ code: Code, path: String, _ description: String, errno: Errno? = nil, modelError: ModelError? = nil)
-    {
+    private init(_ code: Code, path: String, _ description: String, errno: Errno? = nil) {
         self.code = code
         self.path = path
         self.description = description
         self.errno = errno
-        self.modelError = modelError
     }
 
     /// Said of every store that fails to load: it is evidence, so it is never repaired or replaced behind the
@@ -185,8 +181,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         StoreError(
             .rejectedChange,
             path: path,
-            "change \(index + 1) of \(count) does not apply to store \(path): \(error.description); nothing was saved",
-            modelError: error
+            "change \(index + 1) of \(count) does not apply to store \(path): \(error.description); nothing was saved"
         )
     }
 

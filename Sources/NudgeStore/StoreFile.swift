@@ -203,13 +203,7 @@ struct StoreFile: Sendable {
         let descriptor = try SystemCall.typed {
             try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
         }
-        do {
-            try SystemCall.fsync(descriptor)
-        } catch {
-            try? descriptor.close()
-            throw error
-        }
-        try SystemCall.typed { try descriptor.close() }
+        try SystemCall.typed { try descriptor.closeAfter { try SystemCall.fsync(descriptor) } }
     }
 
     /// A directory's path as a string; the empty path of a bare relative file name means the current directory.

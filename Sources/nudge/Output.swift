@@ -46,12 +46,10 @@ enum Output {
         mutating func append(_ elements: [some Encodable]) {
             for element in elements {
                 do {
-                    let encoded = String(decoding: try APICoding.encoder().encode(element), as: UTF8.self)
-                    write((started ? "," : "[") + encoded, to: .standardOutput)
+                    append(raw: try APICoding.encoder().encode(element))
                 } catch {
                     preconditionFailure("cannot encode an answer: \(error)")
                 }
-                started = true
             }
         }
 

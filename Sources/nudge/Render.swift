@@ -5,13 +5,8 @@ import NudgeCore
 /// How human output looks: times in the local zone, relative to nudged's clock (the manual one, when it runs on one),
 /// and the terminal it goes to (colour, width).
 struct Look: Sendable {
-    let time: LocalTimeFormat
-    let terminal: Terminal
-
-    init(time: LocalTimeFormat = LocalTimeFormat(), terminal: Terminal = .plain) {
-        self.time = time
-        self.terminal = terminal
-    }
+    var time = LocalTimeFormat()
+    var terminal = Terminal.plain
 
     var now: Date { time.now }
 }

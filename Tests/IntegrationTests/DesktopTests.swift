@@ -291,18 +291,21 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         environment["XDG_RUNTIME_DIR"] = sandbox.path  // no bus there either
+        // On a clock of the test's own: two adds beside the whole integration group on two cores have taken longer
+        // than any lead a due instant on the wall clock could give them.
+        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
         let daemon = try await Daemon(
             sandbox,
             sinks: "desktop,command",
-            arguments: recorder.onFire,
+            arguments: ["--clock", "manual:" + iso(start)] + recorder.onFire,
             environment: environment
         )
         defer { daemon.stop() }
 
-        // Two adds beside the whole integration group on two cores once took more than the usual lead; nothing here
-        // measures lateness, so a longer one costs only waiting.
-        let due = dueSoon(ahead: 2 * lead)
+        let due = start + 60
         let itemIDs = [try await sandbox.addItem("one", due: due), try await sandbox.addItem("two", due: due)]
+        let moved = try await sandbox.nudge("clock", "set", iso(due))
+        #expect(moved.status == 0, "\(moved)")
         try await recorder.awaitRuns(of: itemIDs, daemon: daemon)
         try await daemon.awaitLog("sinks: command; off: journal (not requested), desktop (see the warning above)")
         let warnings = daemon.log.split(separator: "\n").filter { $0.contains(" warning nudged:") }

@@ -2,13 +2,11 @@ import Foundation
 
 /// A named list of items. Lists sort by name the way people read them: case-insensitively, "List 2" before
 /// "List 10".
-public struct Checklist: Codable, Sendable, Equatable, Identifiable {
+public struct Checklist: Codable, Sendable, Equatable {
     public let listID: Int
     public var name: String
     public var iconName: IconName
     public var items: [ChecklistItem]
-
-    public var id: Int { listID }
 
     public init(listID: Int, name: String, iconName: IconName = .noIcon, items: [ChecklistItem] = []) {
         self.listID = listID

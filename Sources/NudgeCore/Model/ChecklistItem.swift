@@ -1,7 +1,7 @@
 import Foundation
 
 /// One thing to do. Its `itemID` is allocated once, never reused, and is the identity of its pending reminder.
-public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
+public struct ChecklistItem: Codable, Sendable, Equatable {
     public let itemID: Int
     public var text: String
     public var checked: Bool
@@ -33,8 +33,6 @@ public struct ChecklistItem: Codable, Sendable, Equatable, Identifiable {
     /// The UID of the iCalendar task it was imported from, when that was not one nudge made: importing the task
     /// again updates this item, and exporting it gives the UID back. Stored as `uid`.
     public var calendarUID: String?
-
-    public var id: Int { itemID }
 
     private enum CodingKeys: String, CodingKey {
         case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough

@@ -119,7 +119,7 @@ public struct ReminderScheduler: Sendable {
             )
             if withdrawsWarning { output.actions.append(.withdraw(itemID: item.itemID)) }
         } else {
-            if let previous { output.events.append(Self.cancellation(of: previous, at: now)) }
+            if let previous { output.events.append(ReminderEvent(.cancelled, of: previous, at: now)) }
             if item.checked || !item.shouldRemind || withdrawsWarning {
                 output.actions.append(.withdraw(itemID: item.itemID))
             }
@@ -134,7 +134,7 @@ public struct ReminderScheduler: Sendable {
         var output = SchedulerOutput()
         for itemID in itemIDs {
             if let previous = pending.removeValue(forKey: itemID)?.reminder {
-                output.events.append(Self.cancellation(of: previous, at: now))
+                output.events.append(ReminderEvent(.cancelled, of: previous, at: now))
             }
             output.actions.append(.withdraw(itemID: itemID))
         }
@@ -174,17 +174,7 @@ public struct ReminderScheduler: Sendable {
                 coalesced = passed.count
             }
             let lateBy = now.timeIntervalSince(reminder.due)
-            if isMissed(reminder, lateBy: lateBy) {
-                var missed = ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced)
-                // Why: the window it was found outside of, the item's own or the daemon's.
-                missed.catchUp = reminder.catchUp ?? .within(catchUpWindow)
-                output.events.append(missed)
-            } else {
-                output.actions.append(
-                    .deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy, coalesced: coalesced))
-                )
-                output.events.append(ReminderEvent(.fired, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced))
-            }
+            decide(.fired, reminder, now: now, lateBy: lateBy, coalesced: coalesced, into: &output)
         }
         rearm(&output)
         return output
@@ -242,22 +232,47 @@ public struct ReminderScheduler: Sendable {
         guard let instant = passed.last else { return }
         reminder.warnings.removeFirst(passed.count)
         reminder.hasWarned = true
-        let lead = reminder.due.timeIntervalSince(instant)
         let lateBy = now.timeIntervalSince(instant)
-        if isMissed(reminder, lateBy: lateBy) {
-            var missed = ReminderEvent(.missed, of: reminder, at: now, lateBy: lateBy, warning: lead)
-            missed.catchUp = reminder.catchUp ?? .within(catchUpWindow)
-            output.events.append(missed)
-        } else {
-            output.actions.append(.deliver(Delivery(reminder: reminder, firedAt: now, lateBy: lateBy, warning: lead)))
-            output.events.append(ReminderEvent(.warned, of: reminder, at: now, lateBy: lateBy, warning: lead))
-        }
+        let lead = reminder.due.timeIntervalSince(instant)
+        decide(.warned, reminder, now: now, lateBy: lateBy, warning: lead, into: &output)
     }
 
-    /// Whether a decision `lateBy` after its instant is past the reminder's catch-up window, its own or ours.
-    private func isMissed(_ reminder: Reminder, lateBy: TimeInterval) -> Bool {
+    /// A fire or a warning `lateBy` after its instant: delivered as `kind`, or reported missed when that is past the
+    /// reminder's catch-up window, its own or ours.
+    private func decide(
+        _ kind: ReminderEvent.Kind,
+        _ reminder: Reminder,
+        now: Date,
+        lateBy: TimeInterval,
+        coalesced: Int? = nil,
+        warning: TimeInterval? = nil,
+        into output: inout SchedulerOutput
+    ) {
         let window = reminder.catchUp?.window ?? catchUpWindow
-        return lateBy > window || (reminder.catchUp == .never && lateBy >= window)
+        guard lateBy <= window, reminder.catchUp != .never || lateBy < window else {
+            var missed = ReminderEvent(
+                .missed,
+                of: reminder,
+                at: now,
+                lateBy: lateBy,
+                coalesced: coalesced,
+                warning: warning
+            )
+            // Why: the window it was found outside of, the item's own or the daemon's.
+            missed.catchUp = reminder.catchUp ?? .within(window)
+            return output.events.append(missed)
+        }
+        let delivery = Delivery(
+            reminder: reminder,
+            firedAt: now,
+            lateBy: lateBy,
+            coalesced: coalesced,
+            warning: warning
+        )
+        output.actions.append(.deliver(delivery))
+        output.events.append(
+            ReminderEvent(kind, of: reminder, at: now, lateBy: lateBy, coalesced: coalesced, warning: warning)
+        )
     }
 
     /// The parsed rule; an expression the store holds was accepted when it was set, so it parses again (should a
@@ -288,9 +303,5 @@ public struct ReminderScheduler: Sendable {
         guard wanted != timer else { return }
         timer = wanted
         output.actions.append(queue.min.map { .armTimer(at: $0.due) } ?? .disarmTimer)
-    }
-
-    private static func cancellation(of reminder: Reminder, at now: Date) -> ReminderEvent {
-        ReminderEvent(.cancelled, of: reminder, at: now)
     }
 }

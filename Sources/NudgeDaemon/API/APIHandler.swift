@@ -174,7 +174,6 @@ struct APIHandler: APIProtocol {
             since: since,
             history: { [service] after in try service.eventPage(after: after, limit: limit, matching: matches) },
             live: service.events.subscribe(),
-            render: Self.frames,
             matches: matches
         )
         let frames = replay.map { element -> ArraySlice<UInt8> in

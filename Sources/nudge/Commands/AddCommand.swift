@@ -54,19 +54,19 @@ struct AddCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp("How urgent: low, normal (the default) or high.", valueName: "priority"),
-        transform: SharedArguments.parsePriority
+        transform: Priority.init(validating:)
     )
     var priority: Priority?
 
     @Option(
         help: ArgumentHelp("Fire when found late: always, never or within DURATION (see below).", valueName: "rule"),
-        transform: SharedArguments.parseCatchUp
+        transform: CatchUp.init(validating:)
     )
     var catchUp: CatchUp?
 
     @Option(
         help: ArgumentHelp("Warn this long before the due date, e.g. 1h,10m (see below).", valueName: "leads"),
-        transform: SharedArguments.parseWarnings
+        transform: Warnings.parse
     )
     var warn: [TimeInterval]?
 

@@ -56,7 +56,7 @@ struct EditCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp("How urgent: low, normal or high.", valueName: "priority"),
-        transform: SharedArguments.parsePriority
+        transform: Priority.init(validating:)
     )
     var priority: Priority?
 
@@ -79,7 +79,7 @@ struct EditCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp("Warn this long before the due date instead, e.g. 1h,10m.", valueName: "leads"),
-        transform: SharedArguments.parseWarnings
+        transform: Warnings.parse
     )
     var warn: [TimeInterval]?
 
@@ -95,14 +95,11 @@ struct EditCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     mutating func validate() throws {
-        if due != nil && noDue {
-            throw ValidationError("--due and --no-due contradict each other; give one of them")
-        }
-        if repeatRule != nil && noRepeat {
-            throw ValidationError("--repeat and --no-repeat contradict each other; give one of them")
-        }
-        if warn != nil && noWarn {
-            throw ValidationError("--warn and --no-warn contradict each other; give one of them")
+        let setAndCleared = [
+            ("due", due != nil, noDue), ("repeat", repeatRule != nil, noRepeat), ("warn", warn != nil, noWarn),
+        ]
+        for (name, set, cleared) in setAndCleared where set && cleared {
+            throw ValidationError("--\(name) and --no-\(name) contradict each other; give one of them")
         }
         if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat
             && priority == nil && catchUp == nil && warn == nil && !noWarn

@@ -34,7 +34,7 @@ struct ListCommand: AsyncParsableCommand {
         @Option(
             help: ArgumentHelp("Its icon (default: No Icon).", valueName: "icon"),
             completion: .list(SharedArguments.iconNames),
-            transform: SharedArguments.parseIcon
+            transform: IconName.init(validating:)
         )
         var icon: IconName?
 
@@ -120,7 +120,7 @@ struct ListCommand: AsyncParsableCommand {
         @Argument(
             help: ArgumentHelp("The icon.", valueName: "icon"),
             completion: .list(SharedArguments.iconNames),
-            transform: SharedArguments.parseIcon
+            transform: IconName.init(validating:)
         )
         var icon: IconName
 

@@ -54,7 +54,7 @@ struct LsCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp("Only items of this priority: low, normal or high.", valueName: "priority"),
-        transform: SharedArguments.parsePriority
+        transform: Priority.init(validating:)
     )
     var priority: Priority?
 

@@ -28,18 +28,6 @@ enum SharedArguments {
         fire; an edit replaces the warnings with the reminder, and checking the item off cancels them.
         """
 
-    @Sendable static func parsePriority(_ text: String) throws -> Priority {
-        try Priority(validating: text)
-    }
-
-    @Sendable static func parseCatchUp(_ text: String) throws -> CatchUp {
-        try CatchUp(validating: text)
-    }
-
-    @Sendable static func parseWarnings(_ text: String) throws -> [TimeInterval] {
-        try Warnings.parse(text)
-    }
-
     /// `--due`: parsed when the arguments are, so a mistake is a usage error (exit 2) naming the part not understood.
     @Sendable static func parseDue(_ text: String) throws -> Date {
         try TimeInput(now: Date(), timeZone: .current).parse(text)
@@ -56,10 +44,6 @@ enum SharedArguments {
 
     static let iconDiscussion =
         "Icons: " + iconNames.joined(separator: ", ") + " (any case; quote names with spaces: \"no icon\")."
-
-    @Sendable static func parseIcon(_ text: String) throws -> IconName {
-        try IconName(validating: text)
-    }
 
     /// An item's text, from one or several words.
     static func text(_ words: [String]) throws -> String {

@@ -24,11 +24,6 @@ struct MktimeClock: Sendable {
 
     private init(mode: Mode) { self.mode = mode }
 
-    var isUTC: Bool {
-        if case .utc = mode { return true }
-        return false
-    }
-
     /// glibc's `localtime_r` (or `gmtime_r`).
     mutating func breakDown(_ t: Int64) -> BrokenDownTime {
         switch mode {

@@ -18,8 +18,6 @@ struct ZoneInterval: Sendable, Hashable {
 /// systemd prints (Foundation on Linux may say "GMT+1") and avoids Foundation's slower, differently resolving
 /// conversions.
 final class ZoneRules: Sendable {
-    /// The name the rules were loaded under (a path below /usr/share/zoneinfo, or a fixed-offset description).
-    let name: String
     /// Every abbreviation an interval can refer to: the TZif types' ones, then the footer's.
     let abbreviations: [String]
     /// glibc's `tzname[0]` and `tzname[1]` once it has converted a present-day time: the abbreviations
@@ -41,7 +39,6 @@ final class ZoneRules: Sendable {
 
     /// Rules for a zone with one fixed offset (used when a `TimeZone` has no TZif file, e.g. "GMT+0100").
     init(fixedOffset: Int, abbreviation: String) {
-        name = abbreviation
         abbreviations = [abbreviation]
         localNames = (abbreviation, abbreviation)
         transitions = []
@@ -52,9 +49,8 @@ final class ZoneRules: Sendable {
     }
 
     /// Parses TZif data (RFC 8536, versions 1–4). Returns nil if the data is not TZif.
-    init?(name: String, tzif data: [UInt8]) {
+    init?(tzif data: [UInt8]) {
         guard let parsed = TZifFile(data) else { return nil }
-        self.name = name
         var abbreviations: [String] = []
         var types: [LocalTimeType] = []
         for type in parsed.types {

@@ -53,7 +53,7 @@ final class ZoneRulesStore: Sendable {
             !isDirectory.boolValue,
             let data = FileManager.default.contents(atPath: path)
         else { return nil }
-        return ZoneRules(name: name, tzif: Array(data))
+        return ZoneRules(tzif: Array(data))
     }
 
     static func isPlausibleZoneName(_ name: String) -> Bool {
