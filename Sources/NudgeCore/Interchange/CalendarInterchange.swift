@@ -126,18 +126,8 @@ public enum CalendarInterchange {
     /// `20261201T090000`: the wall time of `date` in `zone`, to the second.
     private static func wallTime(_ date: Date, in zone: TimeZone) -> String {
         let wall = LocalTime(timeZone: zone).wallClock(at: date).wall
-        let days = LocalTime.floorDiv(wall, 86_400)
-        let (year, month, day) = LocalTime.civil(days: days)
-        let seconds = wall - days * 86_400
-        return String(
-            format: "%04d%02d%02dT%02d%02d%02d",
-            year,
-            month,
-            day,
-            seconds / 3600,
-            seconds % 3600 / 60,
-            seconds % 60
-        )
+        let t = BrokenDownTime(wallSeconds: Int64(wall), dstFlag: 0, utcOffset: 0)
+        return String(format: "%04d%02d%02dT%02d%02d%02d", t.year, t.month0 + 1, t.day, t.hour, t.minute, t.second)
     }
 
     // MARK: Reading
@@ -420,17 +410,18 @@ public enum CalendarInterchange {
             notes.append("imported without repeat: its RRULE has no DTSTART or DUE to start from")
             return
         }
-        switch RecurrenceRuleMapping.expression(for: rule.value, start: start.start, zone: start.zone) {
-        case .success(let expression):
-            do {
-                task.repeatRule = try RepeatRule(expression, localZone: timeZone).expression
-            } catch {
-                notes.append("imported without repeat: RRULE \(rule.value) became \"\(expression)\": \(error)")
-            }
-        case .failure(let unmapped):
-            notes.append(
-                "imported without repeat: RRULE \(rule.value) has no calendar-expression equivalent (\(unmapped))"
+        let expression: String
+        do {
+            expression = try RecurrenceRuleMapping.expression(for: rule.value, start: start.start, zone: start.zone)
+        } catch {
+            return notes.append(
+                "imported without repeat: RRULE \(rule.value) has no calendar-expression equivalent (\(error))"
             )
+        }
+        do {
+            task.repeatRule = try RepeatRule(expression, localZone: timeZone).expression
+        } catch {
+            notes.append("imported without repeat: RRULE \(rule.value) became \"\(expression)\": \(error)")
         }
     }
 }

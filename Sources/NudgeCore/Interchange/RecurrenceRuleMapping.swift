@@ -66,68 +66,50 @@ public enum RecurrenceRuleMapping {
 
     /// The calendar expression that matches exactly the times `rule` (an RRULE value) gives from `start`, or why
     /// there is none.
-    public static func expression(for rule: String, start: Start, zone: Zone) -> Result<String, Unmapped> {
+    public static func expression(for rule: String, start: Start, zone: Zone) throws(Unmapped) -> String {
         var fields: [String: String] = [:]
         for part in rule.split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2 else { return .failure(Unmapped("\"\(part)\" is not NAME=VALUE")) }
+            guard pair.count == 2 else { throw Unmapped("\"\(part)\" is not NAME=VALUE") }
             fields[pair[0].uppercased()] = pair[1].uppercased()
         }
         for name in ["COUNT", "UNTIL"] where fields[name] != nil {
-            return .failure(Unmapped("it ends (\(name)), and a repeat rule does not"))
+            throw Unmapped("it ends (\(name)), and a repeat rule does not")
         }
         for name in ["BYSETPOS", "BYYEARDAY", "BYWEEKNO"] where fields[name] != nil {
-            return .failure(Unmapped("a calendar expression has nothing like \(name)"))
+            throw Unmapped("a calendar expression has nothing like \(name)")
         }
         if let interval = fields["INTERVAL"], interval != "1" {
-            return .failure(Unmapped("it repeats every \(interval) periods; a calendar expression repeats every one"))
+            throw Unmapped("it repeats every \(interval) periods; a calendar expression repeats every one")
         }
         let frequency = fields["FREQ"] ?? ""
         guard ["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY", "MINUTELY"].contains(frequency) else {
-            return .failure(Unmapped("FREQ=\(frequency) is not one nudge can repeat at"))
+            throw Unmapped("FREQ=\(frequency) is not one nudge can repeat at")
         }
-        func numbers(_ name: String, _ range: ClosedRange<Int>) -> Result<[Int]?, Unmapped> {
-            guard let text = fields[name] else { return .success(nil) }
-            var list: [Int] = []
-            for item in text.split(separator: ",") {
+        func numbers(_ name: String, _ range: ClosedRange<Int>) throws(Unmapped) -> [Int]? {
+            guard let text = fields[name] else { return nil }
+            return try text.split(separator: ",").map { item throws(Unmapped) in
                 guard let value = Int(item), range.contains(value) else {
-                    return .failure(
-                        Unmapped("\(name)=\(text): \(item) is not in \(range.lowerBound)…\(range.upperBound)")
-                    )
+                    throw Unmapped("\(name)=\(text): \(item) is not in \(range.lowerBound)…\(range.upperBound)")
                 }
-                list.append(value)
+                return value
             }
-            return .success(list)
         }
-        let byDay: [Int]?
-        if let text = fields["BYDAY"] {
-            var list: [Int] = []
-            for code in text.split(separator: ",") {
+        let byDay = try fields["BYDAY"].map { text throws(Unmapped) in
+            try text.split(separator: ",").map { code throws(Unmapped) in
                 guard let index = weekdayCodes.firstIndex(of: String(code)) else {
-                    return .failure(Unmapped("BYDAY=\(text): \(code) counts weekdays within a period (an ordinal)"))
+                    throw Unmapped("BYDAY=\(text): \(code) counts weekdays within a period (an ordinal)")
                 }
-                list.append(index)
+                return index
             }
-            byDay = list
-        } else {
-            byDay = nil
         }
-        let byMonth: [Int]?
-        let byMonthDay: [Int]?
-        let byHour: [Int]?
-        let byMinute: [Int]?
-        let bySecond: [Int]?
-        do {
-            byMonth = try numbers("BYMONTH", 1...12).get()
-            byMonthDay = try numbers("BYMONTHDAY", 1...31).get()
-            byHour = try numbers("BYHOUR", 0...23).get()
-            byMinute = try numbers("BYMINUTE", 0...59).get()
-            bySecond = try numbers("BYSECOND", 0...59).get()
-        } catch {
-            return .failure(error)
-        }
+        let byMonth = try numbers("BYMONTH", 1...12)
+        let byMonthDay = try numbers("BYMONTHDAY", 1...31)
+        let byHour = try numbers("BYHOUR", 0...23)
+        let byMinute = try numbers("BYMINUTE", 0...59)
+        let bySecond = try numbers("BYSECOND", 0...59)
         if frequency == "WEEKLY", byMonthDay != nil {
-            return .failure(Unmapped("BYMONTHDAY does not apply to FREQ=WEEKLY"))
+            throw Unmapped("BYMONTHDAY does not apply to FREQ=WEEKLY")
         }
         // What RFC 5545 takes from DTSTART when a part is not given.
         var weekdays = byDay
@@ -161,7 +143,7 @@ public enum RecurrenceRuleMapping {
         case .named(let name): expression += " " + name
         case .floating: break
         }
-        return .success(expression)
+        return expression
     }
 
     /// Whether two RRULE values say the same, whatever the order of their parts and of the values in a part
