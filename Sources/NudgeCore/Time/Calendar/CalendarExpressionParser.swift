@@ -28,6 +28,18 @@ struct CalendarExpressionParser: Sendable {
             case .second: 0...(60 * CalendarPattern.microsecondsPerSecond - 1)
             }
         }
+
+        /// The pattern's list of this field's values.
+        var list: WritableKeyPath<CalendarPattern, [CalendarComponent]?> {
+            switch self {
+            case .year: \.years
+            case .month: \.months
+            case .day: \.days
+            case .hour: \.hours
+            case .minute: \.minutes
+            case .second: \.seconds
+            }
+        }
     }
 
     init(text: String, localNames: (standard: String, daylight: String), zoneStore: ZoneRulesStore) {
@@ -523,15 +535,7 @@ struct CalendarExpressionParser: Sendable {
     }
 
     private mutating func setList(_ list: [(CalendarComponent, Range<Int>)]?, for field: Field) {
-        let components = list?.map(\.0)
-        switch field {
-        case .year: pattern.years = components
-        case .month: pattern.months = components
-        case .day: pattern.days = components
-        case .hour: pattern.hours = components
-        case .minute: pattern.minutes = components
-        case .second: pattern.seconds = components
-        }
+        pattern[keyPath: field.list] = list?.map(\.0)
         guard let list else { return }
         for (component, range) in list where sources[field]?[component] == nil {
             sources[field, default: [:]][component] = range
@@ -545,12 +549,9 @@ struct CalendarExpressionParser: Sendable {
             pattern.weekdayBits = -1
         }
         if pattern.daysFromMonthEnd, pattern.days == nil { pattern.daysFromMonthEnd = false }
-        pattern.years = normalizeList(pattern.years, field: .year, transform: Self.expandTwoDigitYear)
-        pattern.months = normalizeList(pattern.months, field: .month)
-        pattern.days = normalizeList(pattern.days, field: .day)
-        pattern.hours = normalizeList(pattern.hours, field: .hour)
-        pattern.minutes = normalizeList(pattern.minutes, field: .minute)
-        pattern.seconds = normalizeList(pattern.seconds, field: .second)
+        for field in Field.allCases {
+            pattern[keyPath: field.list] = normalizeList(pattern[keyPath: field.list], field: field)
+        }
     }
 
     /// 0…69 → 2000…2069, 70…99 → 1970…1999.
@@ -564,16 +565,13 @@ struct CalendarExpressionParser: Sendable {
         return result
     }
 
-    /// Trims ranges to a whole number of steps, drops steps that never fire, sorts and removes duplicates.
-    private mutating func normalizeList(
-        _ list: [CalendarComponent]?,
-        field: Field,
-        transform: (CalendarComponent) -> CalendarComponent = { $0 }
-    ) -> [CalendarComponent]? {
+    /// Trims ranges to a whole number of steps, drops steps that never fire, sorts and removes duplicates; years
+    /// of two digits are this century's or the last.
+    private mutating func normalizeList(_ list: [CalendarComponent]?, field: Field) -> [CalendarComponent]? {
         guard let list else { return nil }
         var normalized: [CalendarComponent] = []
         for original in list {
-            var component = transform(original)
+            var component = field == .year ? Self.expandTwoDigitYear(original) : original
             if component.stop > component.start, component.step > 0 {
                 component.stop -= (component.stop - component.start) % component.step
             }
@@ -594,13 +592,8 @@ struct CalendarExpressionParser: Sendable {
     }
 
     private func validate() throws(CalendarSpecError) {
-        let lists: [(Field, [CalendarComponent]?)] = [
-            (.year, pattern.years), (.month, pattern.months), (.day, pattern.days),
-            (.hour, pattern.hours),
-            (.minute, pattern.minutes), (.second, pattern.seconds),
-        ]
-        for (field, list) in lists {
-            for (index, component) in (list ?? []).enumerated() {
+        for field in Field.allCases {
+            for (index, component) in (pattern[keyPath: field.list] ?? []).enumerated() {
                 if let reason = problem(with: component, at: index, field: field) {
                     let range = sources[field]?[component] ?? 0..<bytes.count
                     throw failure(range, reason)

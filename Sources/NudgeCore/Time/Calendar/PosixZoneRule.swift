@@ -143,15 +143,16 @@ private struct PosixTZScanner: Sendable {
 
     /// `[+-]hh[:mm[:ss]]`, returned as seconds east of UTC (POSIX counts west).
     mutating func offset() -> Int? {
-        var sign = -1
-        if current == UInt8(ascii: "-") {
-            sign = 1
-            position += 1
-        } else if current == UInt8(ascii: "+") {
-            position += 1
-        }
+        let sign = self.sign()
         guard let seconds = clock() else { return nil }
-        return sign * seconds
+        return -sign * seconds
+    }
+
+    /// An optional `+` or `-`: 1 or -1.
+    private mutating func sign() -> Int {
+        guard current == UInt8(ascii: "-") || current == UInt8(ascii: "+") else { return 1 }
+        defer { position += 1 }
+        return current == UInt8(ascii: "-") ? -1 : 1
     }
 
     /// `,Mm.w.d[/time]`, `,Jn[/time]` or `,n[/time]`.
@@ -180,13 +181,7 @@ private struct PosixTZScanner: Sendable {
         }
         if current == UInt8(ascii: "/") {
             position += 1
-            var sign = 1
-            if current == UInt8(ascii: "-") {
-                sign = -1
-                position += 1
-            } else if current == UInt8(ascii: "+") {
-                position += 1
-            }
+            let sign = self.sign()
             guard let seconds = clock() else { return nil }
             change.secondsAfterMidnight = sign * seconds
         }

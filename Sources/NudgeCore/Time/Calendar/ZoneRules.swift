@@ -35,6 +35,16 @@ final class ZoneRules: Sendable {
         let utcOffset: Int
         let isDST: Bool
         let abbreviationIndex: Int
+
+        func interval(from start: Int64, to end: Int64) -> ZoneInterval {
+            ZoneInterval(
+                utcOffset: utcOffset,
+                isDST: isDST,
+                abbreviationIndex: abbreviationIndex,
+                start: start,
+                end: end
+            )
+        }
     }
 
     /// Rules for a zone with one fixed offset (used when a `TimeZone` has no TZif file, e.g. "GMT+0100").
@@ -114,26 +124,12 @@ final class ZoneRules: Sendable {
     func interval(at t: Int64) -> ZoneInterval {
         guard let first = transitions.first, t >= first else {
             // Before any transition glibc uses the first standard-time type.
-            let type = types.first { !$0.isDST } ?? types[0]
-            return ZoneInterval(
-                utcOffset: type.utcOffset,
-                isDST: type.isDST,
-                abbreviationIndex: type.abbreviationIndex,
-                start: Int64.min,
-                end: transitions.first ?? Int64.max
-            )
+            return (types.first { !$0.isDST } ?? types[0]).interval(from: .min, to: transitions.first ?? .max)
         }
         let last = transitions[transitions.count - 1]
         if t >= last {
             if let footer { return footer.interval(at: t, notBefore: last) }
-            let type = types[transitionTypes[transitions.count - 1]]
-            return ZoneInterval(
-                utcOffset: type.utcOffset,
-                isDST: type.isDST,
-                abbreviationIndex: type.abbreviationIndex,
-                start: last,
-                end: Int64.max
-            )
+            return types[transitionTypes[transitions.count - 1]].interval(from: last, to: .max)
         }
         // Binary search for the first transition after t.
         var low = 0
@@ -142,14 +138,7 @@ final class ZoneRules: Sendable {
             let middle = (low + high) / 2
             if t < transitions[middle] { high = middle } else { low = middle }
         }
-        let type = types[transitionTypes[low]]
-        return ZoneInterval(
-            utcOffset: type.utcOffset,
-            isDST: type.isDST,
-            abbreviationIndex: type.abbreviationIndex,
-            start: transitions[low],
-            end: transitions[high]
-        )
+        return types[transitionTypes[low]].interval(from: transitions[low], to: transitions[high])
     }
 
     /// glibc's `timezone == 0 && daylight == 0` right after converting `t`: systemd-analyze then leaves out the
