@@ -391,12 +391,12 @@ final class ReminderService: Service {
         case moveClock(to: @Sendable (Date) -> Date)
     }
 
-    /// The operation of a batch that was refused, at `index`; `appliedBefore`: the operations before it were applied
-    /// and are durable (else none was, the batch having been refused as it was read).
+    /// The operation of a batch that was refused, at `index`; `applied`: what those before it answered, once durable
+    /// (none, when the batch was refused as it was read).
     struct BatchRefusal: Error {
         let index: Int
         let error: any Error
-        let appliedBefore: Bool
+        var applied: [Components.Schemas.BatchResult] = []
     }
 
     /// Applies a batch's operations in order in one turn of the loop, nothing else between them, their changes
@@ -416,7 +416,7 @@ final class ReminderService: Service {
                 do {
                     results.append(try book.apply(step, manualClock: manual, into: &commits))
                 } catch {
-                    return ((results, BatchRefusal(index: index, error: error, appliedBefore: true)), commits.outcomes)
+                    return ((results, BatchRefusal(index: index, error: error, applied: results)), commits.outcomes)
                 }
             }
             return ((results, nil), commits.outcomes)
@@ -433,7 +433,7 @@ final class ReminderService: Service {
         do {
             return try manualClock()
         } catch {
-            throw BatchRefusal(index: index, error: error, appliedBefore: false)
+            throw BatchRefusal(index: index, error: error)
         }
     }
 

@@ -165,6 +165,15 @@ final class Flag: Sendable {
             #expect(errorCode(refused.body) == "unknown_item")
             #expect(refused.body.contains(#""operation":2"#), "\(refused.body)")
             #expect(refused.body.contains("operations 0 to 1 before it were applied and saved"), "\(refused.body)")
+            // What those two answered: the item added, with its ID, and where the clock moved to.
+            let error = try #require(
+                (try JSONSerialization.jsonObject(with: Data(refused.body.utf8)) as? [String: Any])?["error"]
+                    as? [String: Any]
+            )
+            let applied = try #require(error["applied"] as? [[String: Any]], "\(refused.body)")
+            #expect(applied.map { $0["op"] as? String } == ["add", "clock"])
+            #expect((applied[0]["item"] as? [String: Any])?["itemID"] as? Int == 1, "\(refused.body)")
+            #expect((applied[1]["clock"] as? [String: Any])?["now"] as? String == "2027-01-01T01:00:00.000Z")
         }
         let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start + 7200)])
         defer { daemon.stop() }

@@ -120,9 +120,9 @@ import Testing
             _ = try await service.runBatch([.add(.init(text: "x")), .moveClock(to: { $0 + 60 })])
             Issue.record("the wall clock moved in a batch")
         } catch let refusal as ReminderService.BatchRefusal {
-            #expect(refusal.index == 1 && !refusal.appliedBefore)
+            #expect(refusal.index == 1 && refusal.applied.isEmpty)
             let failure = APIFailure.from(refusal)
-            #expect(failure.code == "clock_not_manual" && failure.status == .conflict)
+            #expect(failure.code == "clock_not_manual" && failure.status == .conflict && failure.applied == nil)
             #expect(failure.message.hasSuffix("none of the batch was applied"), "\(failure.message)")
         }
         #expect(store.library.itemCount == 0)
@@ -179,10 +179,11 @@ import Testing
                 ])
                 Issue.record("a batch with a refused operation was answered as done")
             } catch let refusal as ReminderService.BatchRefusal {
-                #expect(refusal.index == 2 && refusal.appliedBefore)
+                #expect(refusal.index == 2)
+                #expect(refusal.applied.map { $0.item?.text } == ["kept", "kept too"])
                 #expect((refusal.error as? ModelError)?.code == .unknownItem)
                 let failure = APIFailure.from(refusal)
-                #expect(failure.operation == 2 && failure.status == .notFound)
+                #expect(failure.operation == 2 && failure.status == .notFound && failure.applied?.count == 2)
                 #expect(failure.message.contains("operations 0 to 1 before it were applied"), "\(failure.message)")
             }
             #expect(rig.store.library.lists[0].items.map(\.text) == ["kept", "kept too"])

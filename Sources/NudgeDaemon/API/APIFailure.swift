@@ -12,8 +12,9 @@ struct APIFailure: Error {
     let status: HTTPResponse.Status
     let code: String
     let message: String
-    /// For a batch: the index of the operation refused.
+    /// For a batch: the index of the operation refused, and what those before it answered.
     var operation: Int? = nil
+    var applied: [Components.Schemas.BatchResult]? = nil
 
     func response() -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body()))
@@ -94,17 +95,21 @@ struct APIFailure: Error {
         case let refusal as ReminderService.BatchRefusal:
             let failure = from(refusal.error)
             let kept =
-                switch (refusal.appliedBefore, refusal.index) {
-                case (false, _), (true, 0): "none of the batch was applied"
-                case (true, 1): "operation 0 before it was applied and saved, and none after it was tried"
-                case (true, let index):
-                    "operations 0 to \(index - 1) before it were applied and saved, and none after it was tried"
+                switch refusal.applied.count {
+                case 0: "none of the batch was applied"
+                case 1:
+                    "operation 0 before it was applied and saved (its answer is in applied), and none after it was "
+                        + "tried"
+                case let count:
+                    "operations 0 to \(count - 1) before it were applied and saved (their answers are in applied), and "
+                        + "none after it was tried"
                 }
             return APIFailure(
                 status: failure.status,
                 code: failure.code,
                 message: "operation \(refusal.index) of the batch was refused: \(failure.message); \(kept)",
-                operation: refusal.index
+                operation: refusal.index,
+                applied: refusal.applied.isEmpty ? nil : refusal.applied
             )
         case let error as ModelError:
             let status: HTTPResponse.Status =

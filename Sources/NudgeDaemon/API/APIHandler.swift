@@ -310,7 +310,7 @@ struct APIHandler: APIProtocol {
             do {
                 steps.append(try Self.step(operation))
             } catch {
-                throw ReminderService.BatchRefusal(index: index, error: error, appliedBefore: false)
+                throw ReminderService.BatchRefusal(index: index, error: error)
             }
         }
         return .ok(.init(body: .json(.init(results: try await service.runBatch(steps)))))

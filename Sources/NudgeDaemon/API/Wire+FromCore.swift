@@ -120,7 +120,14 @@ extension Components.Schemas.EventKind {
 
 extension Components.Schemas.ErrorBody {
     init(_ failure: APIFailure) {
-        self.init(error: .init(code: failure.code, message: failure.message, operation: failure.operation))
+        self.init(
+            error: .init(
+                code: failure.code,
+                message: failure.message,
+                operation: failure.operation,
+                applied: failure.applied
+            )
+        )
     }
 }
 
