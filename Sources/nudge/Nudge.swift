@@ -28,8 +28,8 @@ struct Nudge: AsyncParsableCommand {
             AddCommand.self, LsCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self,
             UndoneCommand.self, SnoozeCommand.self, RmCommand.self, PendingCommand.self, WatchCommand.self,
             EventsCommand.self,
-            ClockCommand.self, CalendarCommand.self, ListsCommand.self, ListCommand.self, ExportCommand.self,
-            ImportCommand.self,
+            ClockCommand.self, BatchCommand.self, CalendarCommand.self, ListsCommand.self, ListCommand.self,
+            ExportCommand.self, ImportCommand.self,
         ]
     )
 

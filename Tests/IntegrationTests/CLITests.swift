@@ -89,7 +89,9 @@ import Testing
         let result = try await Self.nudge(["--help"])
         #expect(result.status == 0)
         for command in [
-            "add", "ls", "show", "edit", "done", "undone", "rm", "pending", "watch", "events", "clock", "lists", "list",
+            "add", "ls", "show", "edit", "done", "undone", "rm", "pending", "watch", "events", "clock", "batch",
+            "lists",
+            "list",
         ] {
             #expect(result.stdout.contains("\n  \(command) "), "--help does not list \(command)")
         }
@@ -116,7 +118,7 @@ import Testing
 
     @Test(arguments: [
         ["ls"], ["show"], ["edit"], ["done"], ["undone"], ["rm"], ["pending"], ["watch"], ["events"], ["clock"],
-        ["clock", "advance"], ["clock", "set"], ["lists"], ["list"],
+        ["clock", "advance"], ["clock", "set"], ["batch"], ["lists"], ["list"],
         ["list", "add"], ["list", "rename"], ["list", "rm"], ["list", "icon"],
     ])
     func everyCommandHasHelpWithAnOverview(_ command: [String]) async throws {

@@ -184,6 +184,72 @@ final class Flag: Sendable {
         #expect(events.body.contains(#""kind":"fired","lateBy":0,"#), "\(events.body)")
     }
 
+    /// `nudge batch`: a script of operations, one a line, drives items and the clock in one request. A refused
+    /// operation stops it after what came before is shown; a line out of shape is a usage error naming it, and nothing
+    /// is sent.
+    @Test func nudgeBatchRunsAScriptOfOperations() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+        defer { daemon.stop() }
+        func script(_ name: String, _ text: String) throws -> String {
+            let path = sandbox.path + "/" + name
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let day = try script(
+            "day.jsonl",
+            #"""
+            {"op": "add", "item": {"text": "tea", "dueDate": "2027-01-01T01:00:00Z"}}
+
+            {"op": "edit", "itemID": 1, "patch": {"text": "green tea"}}
+            {"op": "clock", "move": {"advance": "PT2H"}}
+            {"op": "add", "item": {"text": "biscuits"}}
+            {"op": "remove", "itemID": 2}
+            """#
+        )
+        let ran = try await sandbox.nudge("batch", day)
+        #expect(ran.status == 0, "\(ran)")
+        let lines = ran.stdout.split(separator: "\n")
+        #expect(lines.count == 5, "\(ran)")
+        #expect(lines.first?.hasPrefix("add: ") == true && lines.first?.contains("tea") == true, "\(ran)")
+        #expect(lines.dropFirst().first?.contains("green tea") == true, "\(ran)")
+        #expect(lines.dropFirst(2).first?.hasPrefix("clock: now ") == true, "\(ran)")
+        #expect(lines.last == "remove: removed 2", "\(ran)")
+        // The edited reminder fired at its own instant, inside the batch's clock move.
+        let fired = try await sandbox.curl("GET", "/v1/events?follow=false&kind=fired")
+        #expect(fired.body.contains(#""lateBy":0"#) && fired.body.contains("green tea"), "\(fired.body)")
+
+        let refusing = try script(
+            "refusing.json",
+            #"[{"op": "add", "item": {"text": "kept"}}, {"op": "remove", "itemID": 99}]"#
+        )
+        let refused = try await sandbox.nudge("batch", refusing)
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stdout.hasPrefix("add: ") && refused.stdout.contains("kept"), "\(refused)")
+        #expect(
+            refused.stderr.contains("operation 1 of the batch was refused: there is no item with ID 99"),
+            "\(refused)"
+        )
+        let json = try await sandbox.nudge("batch", refusing, "--json")
+        #expect(json.status == 1 && json.stdout.contains(#""applied":[{"#), "\(json)")
+
+        let outOfShape = try script(
+            "bad.jsonl",
+            "{\"op\": \"add\", \"item\": {\"text\": \"never sent\"}}\n{\"op\": \"frob\"}\n"
+        )
+        let bad = try await sandbox.nudge("batch", outOfShape)
+        #expect(bad.status == 2, "\(bad)")
+        #expect(bad.stderr.contains(#"line 2: field op: "frob" is not one of the values it takes"#), "\(bad)")
+        let notJSON = try await sandbox.nudge(
+            "batch",
+            try script("not.jsonl", "{\"op\": \"remove\", \"itemID\": 1}\nnot json\n")
+        )
+        #expect(notJSON.status == 2 && notJSON.stderr.contains("not.jsonl line 2 is not JSON"), "\(notJSON)")
+        let items = try await sandbox.curl("GET", "/v1/items?all=true")
+        #expect(!items.body.contains("never sent") && items.body.contains("green tea"), "\(items.body)")
+    }
+
     /// On a manual clock, dates typed on the command line ("in 1h", "until in 30m") and what nudge says about them
     /// go by nudged's clock, a month and more from the machine's here, not by the machine's.
     @Test func datesOnTheCommandLineGoByNudgedsClock() async throws {
