@@ -29,7 +29,8 @@ public struct EventLoopClock: Clock {
 }
 
 /// Runs a task's jobs on one event loop: a task that writes to a channel, run on that channel's loop, writes without
-/// a hop between threads. nudged's global executor puts a woken task on whichever loop comes next.
+/// a second hop (nudged's global executor puts a task woken from another thread on whichever loop comes next). The
+/// loop must outlive every task that prefers it: a loop shut down drops the jobs given to it.
 public final class EventLoopTaskExecutor: TaskExecutor {
     private let loop: any EventLoop
 

@@ -54,11 +54,12 @@ enum APIServer {
             } else {
                 response = try await responder.respond(to: request, context: context)
             }
-            if response.headers[.contentType] == "text/event-stream" {
-                // A watcher's task is woken for every event: on its channel's loop it writes the event at once.
+            if response.headers[.contentType]?.hasPrefix("text/event-stream") == true {
+                // A watcher's task is woken for every event: on its channel's loop it writes the event at once. (The
+                // group is the singleton, which outlives every connection.)
                 let body = response.body
                 let loop = EventLoopTaskExecutor(channel.eventLoop)
-                response.body = ResponseBody { writer in
+                response.body = ResponseBody(contentLength: body.contentLength) { writer in
                     try await withTaskExecutorPreference(loop) { try await body.write(writer) }
                 }
             }
