@@ -4,6 +4,15 @@ import OpenAPIRuntime
 
 /// How the API writes JSON, for the generated server and client and for what they leave to us (the event
 /// stream's `data:` lines, `nudge --json`): keys sorted, instants as `Instant` writes them.
+/// What nudged takes in one request at most (docs/openapi.yaml says the same): nudge checks a file against them
+/// before sending it, so a file too large is a usage error naming it rather than a refusal.
+public enum APILimits {
+    /// A request's body: 1 MiB.
+    public static let maximumBodySize = 1 << 20
+    /// A batch's operations; a batch of them fits the body limit.
+    public static let maximumBatchOperations = 10_000
+}
+
 public enum APICoding {
     public static let configuration = Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 

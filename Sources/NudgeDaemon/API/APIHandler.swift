@@ -249,7 +249,7 @@ struct APIHandler: APIProtocol {
     func importCalendar(_ input: Operations.ImportCalendar.Input) async throws -> Operations.ImportCalendar.Output {
         switch input.body {
         case .textCalendar(let body):
-            let text = try await String(collecting: body, upTo: APIServer.maximumBodySize)
+            let text = try await String(collecting: body, upTo: APILimits.maximumBodySize)
             return .ok(.init(body: .json(try await service.importCalendar(text, listName: input.query.list))))
         }
     }
@@ -288,19 +288,16 @@ struct APIHandler: APIProtocol {
         }
     }
 
-    /// The most operations a batch holds; a batch of them fits the 1 MiB body limit.
-    static let maximumBatchSize = 10_000
-
     /// Reads every operation before any is applied, so one that cannot be read refuses the whole batch.
     func runBatch(_ input: Operations.RunBatch.Input) async throws -> Operations.RunBatch.Output {
         guard case .json(let batch) = input.body else {
             preconditionFailure("JSON is the only body the document allows")
         }
         let count = batch.operations.count
-        guard (1...Self.maximumBatchSize).contains(count) else {
+        guard (1...APILimits.maximumBatchOperations).contains(count) else {
             throw APIFailure.badRequest(
                 "invalid_body",
-                "a batch holds 1 to \(Self.maximumBatchSize) operations, and this one holds \(count); "
+                "a batch holds 1 to \(APILimits.maximumBatchOperations) operations, and this one holds \(count); "
                     + (count == 0 ? "send at least one" : "split it into several batches")
             )
         }

@@ -15,8 +15,6 @@ import ServiceLifecycle
 /// Built on HummingbirdCore's server with Hummingbird's router rather than `Application`: `Application` also runs a
 /// date-header cache that wakes the process every second, and nudged must sleep until a reminder is due.
 enum APIServer {
-    static let maximumBodySize = 1 << 20
-
     static func make(
         service: ReminderService,
         socket: String,
@@ -132,13 +130,13 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
     }
 
     private static func collectingBody(_ request: Request) async throws -> Request {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > APIServer.maximumBodySize {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > APILimits.maximumBodySize {
             throw APIFailure.bodyTooLarge
         }
         var request = request
         let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: APIServer.maximumBodySize)
+            body = try await request.collectBody(upTo: APILimits.maximumBodySize)
         } catch {
             throw APIFailure.bodyTooLarge
         }

@@ -35,7 +35,10 @@ struct BatchCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let operations = try Self.operations(in: try read(), from: file == "-" ? "standard input" : file)
+        let operations = try Self.operations(
+            in: try SharedArguments.input(file),
+            from: file == "-" ? "standard input" : file
+        )
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let report: Components.Schemas.BatchReport
             do throws(CLIError) {
@@ -57,24 +60,6 @@ struct BatchCommand: DaemonCommand {
             Output.lines(Self.lines(report.results, of: operations, look: look))
         }
     }
-
-    /// The file's bytes, refused here if nudged would refuse them for their size.
-    private func read() throws(CLIError) -> Data {
-        let data: Data
-        do {
-            data =
-                file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(filePath: file))
-        } catch {
-            throw .usage("cannot read \(file): \((error as NSError).localizedDescription)")
-        }
-        guard data.count <= Self.maximumBytes else {
-            throw .usage("\(file) is \(data.count) bytes, and a batch is at most 1 MiB; split it (split -l 5000)")
-        }
-        return data
-    }
-
-    static let maximumBytes = 1 << 20
-    static let maximumOperations = 10_000
 
     /// The operations `data` holds: a JSON array of them, the API's `{"operations": [...]}`, or one a line.
     static func operations(in data: Data, from source: String) throws(CLIError) -> [Components.Schemas.BatchOperation] {
@@ -106,10 +91,9 @@ struct BatchCommand: DaemonCommand {
             throw .usage("\(source): \(error)")
         }
         guard !operations.isEmpty else { throw .usage("\(source) holds no operation") }
-        guard operations.count <= maximumOperations else {
-            throw .usage(
-                "\(source) holds \(operations.count) operations, and a batch is at most \(maximumOperations); split it"
-            )
+        let limit = APILimits.maximumBatchOperations
+        guard operations.count <= limit else {
+            throw .usage("\(source) holds \(operations.count) operations, and a batch is at most \(limit); split it")
         }
         return operations
     }

@@ -69,7 +69,7 @@ struct ImportCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let calendar = try read()
+        let calendar = try SharedArguments.input(file)
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             if let list { _ = try await client.list(named: list) }
             let report = try await client.call {
@@ -79,27 +79,6 @@ struct ImportCommand: DaemonCommand {
             if global.json { return Output.json(report) }
             Output.lines(Self.render(report, from: file == "-" ? "standard input" : file))
         }
-    }
-
-    /// The file's bytes, refused here if nudged would refuse them for their size.
-    private func read() throws(CLIError) -> Data {
-        let data: Data
-        do {
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                data = try Data(contentsOf: URL(fileURLWithPath: file))
-            }
-        } catch {
-            throw .usage("cannot read \(file): \((error as NSError).localizedDescription)")
-        }
-        let limit = 1 << 20
-        guard data.count <= limit else {
-            throw .usage(
-                "\(file) is \(data.count) bytes, and nudged takes at most \(limit) bytes (1 MiB) at a time; split it"
-            )
-        }
-        return data
     }
 
     /// A line of counts, then a line per task created, updated or skipped (unchanged ones only count), each with

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NudgeAPI
 import NudgeCore
 
 /// Reading the arguments several commands share: a due date as people type it, and an icon name.
@@ -44,6 +45,25 @@ enum SharedArguments {
 
     static let iconDiscussion =
         "Icons: " + iconNames.joined(separator: ", ") + " (any case; quote names with spaces: \"no icon\")."
+
+    /// The bytes of a command's input file (`-`: standard input), refused here if nudged would refuse them for their
+    /// size.
+    static func input(_ file: String) throws(CLIError) -> Data {
+        let data: Data
+        do {
+            data =
+                file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(filePath: file))
+        } catch {
+            throw .usage("cannot read \(file): \((error as NSError).localizedDescription)")
+        }
+        let limit = APILimits.maximumBodySize
+        guard data.count <= limit else {
+            throw .usage(
+                "\(file) is \(data.count) bytes, and nudged takes at most \(limit) bytes (1 MiB) at a time; split it"
+            )
+        }
+        return data
+    }
 
     /// An item's text, from one or several words.
     static func text(_ words: [String]) throws -> String {
