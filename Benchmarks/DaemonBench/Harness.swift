@@ -40,11 +40,13 @@ struct StoreTemplate {
         var batch: [ChecklistChange] = []
         for number in 1...items {
             let change = try library.makeAddItem(
-                text: "item \(number) to do",
-                listID: 1,
-                dueDate: dueDate(number),
-                shouldRemind: true,
-                repeatRule: repeatRules.isEmpty ? nil : repeatRules[number % repeatRules.count],
+                NewItem(
+                    text: "item \(number) to do",
+                    listID: 1,
+                    dueDate: dueDate(number),
+                    shouldRemind: true,
+                    repeatRule: repeatRules.isEmpty ? nil : repeatRules[number % repeatRules.count]
+                ),
                 now: min(Date(), dueDate(number) - 3600)
             )
             try library.apply(change)

@@ -129,31 +129,9 @@ public struct ReminderBook: Sendable {
 
     /// Adds an item with a newly allocated ID and schedules its reminder if it wants one. A recurring item is due
     /// at its rule's first occurrence at or after `dueDate` (or after now).
-    public mutating func addItem(
-        text: String,
-        listID: Int,
-        dueDate: Date? = nil,
-        shouldRemind: Bool = false,
-        repeatRule: String? = nil,
-        priority: Priority = .normal,
-        catchUp: CatchUp? = nil,
-        warnings: [TimeInterval] = [],
-        calendarUID: String? = nil
-    ) throws(ModelError) -> (ChecklistItem, Outcome) {
+    public mutating func addItem(_ new: NewItem) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
-        let change = try library.makeAddItem(
-            text: text,
-            listID: listID,
-            dueDate: dueDate,
-            shouldRemind: shouldRemind,
-            repeatRule: repeatRule,
-            priority: priority,
-            catchUp: catchUp,
-            warnings: warnings,
-            calendarUID: calendarUID,
-            now: now,
-            timeZone: timeZone
-        )
+        let change = try library.makeAddItem(new, now: now, timeZone: timeZone)
         return try put(change, now: now)
     }
 
@@ -301,14 +279,16 @@ public struct ReminderBook: Sendable {
                     }
                 } else {
                     let (item, added) = try addItem(
-                        text: task.text,
-                        listID: listID,
-                        dueDate: task.dueDate,
-                        shouldRemind: task.shouldRemind,
-                        repeatRule: task.repeatRule,
-                        priority: task.priority,
-                        warnings: task.warnings,
-                        calendarUID: task.uid
+                        NewItem(
+                            text: task.text,
+                            listID: listID,
+                            dueDate: task.dueDate,
+                            shouldRemind: task.shouldRemind,
+                            repeatRule: task.repeatRule,
+                            priority: task.priority,
+                            warnings: task.warnings,
+                            calendarUID: task.uid
+                        )
                     )
                     // In the outcome at once: the item is in the library, whatever the check-off below does.
                     outcome.append(contentsOf: added)

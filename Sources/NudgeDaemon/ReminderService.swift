@@ -612,14 +612,16 @@ extension ReminderBook {
         let listID = try listID(id: request.listID, name: request.list) ?? library.defaultList.listID
         let (dueDate, shouldRemind) = request.reminder
         let (item, outcome) = try addItem(
-            text: request.text,
-            listID: listID,
-            dueDate: dueDate,
-            shouldRemind: shouldRemind,
-            repeatRule: request._repeat,
-            priority: request.priority.map(Priority.init) ?? .normal,
-            catchUp: try request.itemCatchUp,
-            warnings: try request.warnings.map(Warnings.parse) ?? []
+            NewItem(
+                text: request.text,
+                listID: listID,
+                dueDate: dueDate,
+                shouldRemind: shouldRemind,
+                repeatRule: request._repeat,
+                priority: request.priority.map(Priority.init) ?? .normal,
+                catchUp: try request.itemCatchUp,
+                warnings: try request.warnings.map(Warnings.parse) ?? []
+            )
         )
         return (try wireItem(item.itemID), outcome)
     }

@@ -191,10 +191,12 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     @Test func importingTwiceChangesNothingAndAnExportImportsUnchanged() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
-        _ = try book.addItem(text: "plain", listID: 1)
-        _ = try book.addItem(text: "due", listID: 1, dueDate: t0 + 86_400.25, shouldRemind: true, warnings: [600])
-        _ = try book.addItem(text: "weekly", listID: 1, shouldRemind: true, repeatRule: "Mon 09:00")
-        _ = try book.addItem(text: "odd, rule", listID: 1, repeatRule: "*-*~01 12:00", priority: .low)
+        _ = try book.addItem(NewItem(text: "plain", listID: 1))
+        _ = try book.addItem(
+            NewItem(text: "due", listID: 1, dueDate: t0 + 86_400.25, shouldRemind: true, warnings: [600])
+        )
+        _ = try book.addItem(NewItem(text: "weekly", listID: 1, shouldRemind: true, repeatRule: "Mon 09:00"))
+        _ = try book.addItem(NewItem(text: "odd, rule", listID: 1, repeatRule: "*-*~01 12:00", priority: .low))
         _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
         let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
         let file = CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: berlin)
@@ -228,7 +230,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
     @Test func anEditedTaskUpdatesItsItemAndAnItemRemovedComesBackUnderItsOldUID() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
-        _ = try book.addItem(text: "pack", listID: 1, dueDate: t0 + 3600, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "pack", listID: 1, dueDate: t0 + 3600, shouldRemind: true))
         let uid = "1-\(book.library.storeID)@nudge"
         let edited = try tasks(
             "BEGIN:VTODO\r\nUID:\(uid)\r\nSUMMARY:pack bags\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\n"
@@ -249,8 +251,9 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     @Test func aRecurringTaskWhoseOccurrencePassedOrWasCheckedOffSinceTheExportIsUnchanged() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
-        _ = try book.addItem(text: "weekly", listID: 1, repeatRule: "Mon 09:00")  // not reminding: never moved on
-        _ = try book.addItem(text: "daily", listID: 1, shouldRemind: true, repeatRule: "*-*-* 07:00")
+        // Not reminding: never moved on.
+        _ = try book.addItem(NewItem(text: "weekly", listID: 1, repeatRule: "Mon 09:00"))
+        _ = try book.addItem(NewItem(text: "daily", listID: 1, shouldRemind: true, repeatRule: "*-*-* 07:00"))
         let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
         let file = CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: berlin)
         let exported = try CalendarInterchange.tasks(in: file, timeZone: berlin).tasks
@@ -294,7 +297,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
     @Test func aTaskWithoutUIDDoesNotTakeAnItemAnotherTaskOfTheFileNames() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
-        _ = try book.addItem(text: "water", listID: 1)
+        _ = try book.addItem(NewItem(text: "water", listID: 1))
         let uid = "1-\(book.library.storeID)@nudge"
         let read = try tasks(
             "BEGIN:VTODO\r\nUID:\(uid)\r\nSUMMARY:water\r\nPRIORITY:1\r\nEND:VTODO\r\n"

@@ -73,8 +73,8 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func statusCountsUncheckedItems() throws {
         var library = ChecklistLibrary()
         #expect(library.lists[0].statusText == "All Done")
-        try library.apply(library.makeAddItem(text: "a", listID: 1, now: now))
-        try library.apply(library.makeAddItem(text: "b", listID: 1, now: now))
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now))
+        try library.apply(library.makeAddItem(NewItem(text: "b", listID: 1), now: now))
         #expect(library.lists[0].uncheckedCount == 2)
         #expect(library.lists[0].statusText == "2 Remaining")
         try library.apply(library.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now))
@@ -100,9 +100,9 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func itemIDsAreNeverReusedAfterDeletingTheNewestItem() throws {
         var library = ChecklistLibrary()
-        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(text: text, listID: 1, now: now)) }
+        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now)) }
         try library.apply(library.makeRemoveItem(itemID: 3))
-        let change = try library.makeAddItem(text: "d", listID: 1, now: now)
+        let change = try library.makeAddItem(NewItem(text: "d", listID: 1), now: now)
         try library.apply(change)
         #expect(library.lists[0].items.map(\.itemID) == [1, 2, 4])
     }
@@ -123,7 +123,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func removingAListRemovesItsItemsButNotTheirIDs() throws {
         var library = ChecklistLibrary()
         try library.apply(library.makeAddList(name: "Other"))
-        try library.apply(library.makeAddItem(text: "a", listID: 2, now: now))
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 2), now: now))
         try library.apply(library.makeRemoveList(listID: 2))
         #expect(library.item(id: 1) == nil)
         #expect(library.nextItemID == 2)
@@ -132,7 +132,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func movingAnItemToAnotherListKeepsItsID() throws {
         var library = ChecklistLibrary()
         try library.apply(library.makeAddList(name: "Other"))
-        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(text: text, listID: 1, now: now)) }
+        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now)) }
         try library.apply(library.makeEditItem(itemID: 1, ItemEdit(listID: 2), now: now))
         #expect(library.list(containing: 1)?.name == "Other")
         #expect(library.list(named: "inbox")?.items.map(\.itemID) == [2, 3])
@@ -142,7 +142,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func editingStampsUpdatedAtAndKeepsCreatedAt() throws {
         var library = ChecklistLibrary()
-        try library.apply(library.makeAddItem(text: "a", listID: 1, now: now))
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now))
         try library.apply(library.makeEditItem(itemID: 1, ItemEdit(text: "b"), now: now + 60))
         let item = try #require(library.item(id: 1))
         #expect(item.text == "b")
@@ -152,7 +152,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func editsOfUnknownItemsAndListsAreRefused() throws {
         var library = ChecklistLibrary()
-        try library.apply(library.makeAddItem(text: "a", listID: 1, now: now))
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now))
         #expect(throws: ModelError.unknownItem(9)) { try library.makeEditItem(itemID: 9, ItemEdit(), now: now) }
         #expect(throws: ModelError.unknownList(9)) {
             try library.makeEditItem(itemID: 1, ItemEdit(listID: 9), now: now)
@@ -164,7 +164,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func decodingRepairsCountersThatLagBehindTheItems() throws {
         var library = ChecklistLibrary()
-        for text in ["a", "b"] { try library.apply(library.makeAddItem(text: text, listID: 1, now: now)) }
+        for text in ["a", "b"] { try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now)) }
         let data = try PropertyListEncoder().encode(library)
         var dictionary = try #require(
             try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
@@ -186,9 +186,9 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
             changes.append(change)
         }
         try record(first.makeAddList(name: "Groceries", iconName: .groceries))
-        try record(first.makeAddItem(text: "milk", listID: 2, dueDate: now + 60, shouldRemind: true, now: now))
+        try record(first.makeAddItem(NewItem(text: "milk", listID: 2, dueDate: now + 60, shouldRemind: true), now: now))
         try record(first.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now))
-        try record(first.makeAddItem(text: "eggs", listID: 1, now: now))
+        try record(first.makeAddItem(NewItem(text: "eggs", listID: 1), now: now))
         try record(first.makeRemoveItem(itemID: 2))
         var second = start
         for change in changes { try second.apply(change) }
@@ -204,14 +204,18 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     /// more in place: at a million items, moving the array would hold it twice for a moment.
     @Test func aLibraryGivenRoomToGrowIsItsOwnAndTakesAddsWithoutMovingItsItems() throws {
         var original = ChecklistLibrary()
-        for index in 0..<4_000 { try original.apply(original.makeAddItem(text: "item \(index)", listID: 1, now: now)) }
+        for index in 0..<4_000 {
+            try original.apply(original.makeAddItem(NewItem(text: "item \(index)", listID: 1), now: now))
+        }
         var library = original
         library.makeRoomToGrow()
         let address = { (library: ChecklistLibrary) in library.lists[0].items.withUnsafeBufferPointer { $0.baseAddress }
         }
         #expect(address(library) != address(original), "its own copy, made now")
         let before = address(library)
-        for index in 0..<1_000 { try library.apply(library.makeAddItem(text: "more \(index)", listID: 1, now: now)) }
+        for index in 0..<1_000 {
+            try library.apply(library.makeAddItem(NewItem(text: "more \(index)", listID: 1), now: now))
+        }
         #expect(address(library) == before)
         #expect(library.itemCount == 5_000 && original.itemCount == 4_000)
     }

@@ -11,7 +11,9 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     private func bookWithAFiredItem(repeating rule: String? = nil) throws -> (ReminderBook, ManualWallClock) {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: TimeZone(identifier: "UTC")!)
-        _ = try book.addItem(text: "call mum", listID: 1, dueDate: t0 + 60, shouldRemind: true, repeatRule: rule)
+        _ = try book.addItem(
+            NewItem(text: "call mum", listID: 1, dueDate: t0 + 60, shouldRemind: true, repeatRule: rule)
+        )
         let due = book.scheduler.nextDue!
         clock.set(due)
         #expect(book.advance().deliveries.count == 1)

@@ -22,7 +22,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func aRecurringItemIsDueAtItsNextOccurrenceAndStoresTheNormalizedRule() throws {
         var (book, _) = book()
-        let (item, added) = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        let (item, added) = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         #expect(item.repeatRule == "*-*-* 00:00:00")
         #expect(item.dueDate == midnight)
         #expect(added.events.map(\.kind) == [.scheduled])
@@ -32,21 +32,19 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func aDueDateStartsTheSeriesAtTheFirstOccurrenceAtOrAfterIt() throws {
         var (book, _) = book()
         let start = midnight + 3 * day
-        let (item, _) = try book.addItem(text: "w", listID: 1, dueDate: start, shouldRemind: true, repeatRule: "daily")
+        let (item, _) = try book.addItem(
+            NewItem(text: "w", listID: 1, dueDate: start, shouldRemind: true, repeatRule: "daily")
+        )
         #expect(item.dueDate == start)
         let (later, _) = try book.addItem(
-            text: "w",
-            listID: 1,
-            dueDate: start + 1,
-            shouldRemind: true,
-            repeatRule: "daily"
+            NewItem(text: "w", listID: 1, dueDate: start + 1, shouldRemind: true, repeatRule: "daily")
         )
         #expect(later.dueDate == start + day)
     }
 
     @Test func firingSchedulesTheNextOccurrenceAndRecordsTheFiredOne() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         for occurrence in 0..<3 {
             let due = midnight + Double(occurrence) * day
             clock.set(due)
@@ -65,7 +63,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func occurrencesThatPassedWhileDownFireOnceSayingHowMany() throws {
         var (first, _) = book()
-        _ = try first.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try first.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         // Down from before the first occurrence until 6 h after the fourth.
         let now = midnight + 3 * day + 6 * 3600
         var (restarted, _) = book(at: now, library: first.library)
@@ -87,7 +85,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func aCoalescedOccurrenceOlderThanTheCatchUpWindowIsMissedAndTheSeriesGoesOn() throws {
         var (first, _) = book(window: 3600)
-        _ = try first.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try first.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         let now = midnight + 2 * day + 6 * 3600
         var (restarted, _) = book(at: now, library: first.library, window: 3600)
         let started = restarted.start()
@@ -99,7 +97,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func checkingOffBeforeItFiresCompletesThePendingOccurrenceAndTheItemStaysOpen() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         let (item, done) = try book.editItem(itemID: 1, ItemEdit(checked: true))
         #expect(!item.checked)
         #expect(item.completedThrough == midnight)
@@ -113,7 +111,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func checkingOffAfterItFiredCompletesTheFiredOccurrenceAndKeepsTheNextOne() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         clock.set(midnight + 60)
         _ = book.advance()
         let (item, done) = try book.editItem(itemID: 1, ItemEdit(checked: true))
@@ -128,7 +126,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func checkingOffWhileEndingTheSeriesChecksTheItemOff() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         let (item, done) = try book.editItem(itemID: 1, ItemEdit(checked: true, clearsRepeat: true))
         #expect(item.checked)
         #expect(item.repeatRule == nil)
@@ -138,7 +136,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func clearingTheRuleLeavesTheNextOccurrenceAsAOneOff() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         let (item, _) = try book.editItem(itemID: 1, ItemEdit(clearsRepeat: true))
         #expect(item.repeatRule == nil)
         #expect(item.dueDate == midnight)
@@ -150,7 +148,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func clearingTheDueDateEndsTheSeries() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         let (item, edited) = try book.editItem(itemID: 1, ItemEdit(clearsDueDate: true))
         #expect(item.repeatRule == nil && item.dueDate == nil)
         #expect(edited.events.map(\.kind) == [.cancelled])
@@ -158,7 +156,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func editingTheRuleReplacesThePendingReminder() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         let (item, edited) = try book.editItem(itemID: 1, ItemEdit(repeatRule: "hourly"))
         #expect(item.repeatRule == "*-*-* *:00:00")
         #expect(item.dueDate == t0 + 3600)
@@ -169,7 +167,7 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func aRuleSystemdRefusesIsRefusedNamingThePart() throws {
         var (book, _) = book()
         #expect {
-            _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "*-*-* 25:00")
+            _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "*-*-* 25:00"))
         } throws: { error in
             guard let error = error as? ModelError else { return false }
             return error.code == .invalidRepeat && error.description.contains("*-*-* 25:00")
@@ -179,7 +177,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func switchingRemindingOnForASeriesThatFellBehindSchedulesItsNextOccurrence() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: false, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: false, repeatRule: "daily"))
         clock.set(midnight + 2 * day + 3600)
         let (item, edited) = try book.editItem(itemID: 1, ItemEdit(shouldRemind: true))
         #expect(item.dueDate == midnight + 3 * day)
@@ -188,7 +186,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func aRuleWithTheDueDateRemovedIsRefused() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "water", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "water", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         #expect(throws: ModelError.self) {
             try book.editItem(itemID: 1, ItemEdit(clearsDueDate: true, repeatRule: "daily"))
         }
@@ -198,7 +196,7 @@ private let utc = TimeZone(identifier: "UTC")!
         var (book, _) = book()
         let long = "Mon..Fri " + Array(repeating: "09:00", count: 300).joined(separator: ",")
         #expect {
-            _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: long)
+            _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: long))
         } throws: { error in
             (error as? ModelError)?.description.contains("at most 1000 bytes") == true
         }
@@ -212,12 +210,9 @@ private let utc = TimeZone(identifier: "UTC")!
             clock: clock,
             timeZone: TimeZone(identifier: "America/New_York")!
         )
-        let (local, _) = try book.addItem(text: "a", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00")
+        let (local, _) = try book.addItem(NewItem(text: "a", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00"))
         let (berlin, _) = try book.addItem(
-            text: "b",
-            listID: 1,
-            shouldRemind: true,
-            repeatRule: "*-*-* 09:00 Europe/Berlin"
+            NewItem(text: "b", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00 Europe/Berlin")
         )
         #expect(local.dueDate == Date(timeIntervalSince1970: 1_800_021_600))  // 2027-01-15T14:00:00Z, 09:00 EST
         #expect(berlin.dueDate == Date(timeIntervalSince1970: 1_800_086_400))  // 2027-01-16T08:00:00Z, 09:00 CET
@@ -232,12 +227,14 @@ private let utc = TimeZone(identifier: "UTC")!
     {
         var first = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: utc)
         _ = try first.addItem(
-            text: "back up",
-            listID: 1,
-            dueDate: t0 + 60,
-            shouldRemind: true,
-            priority: priority,
-            catchUp: catchUp
+            NewItem(
+                text: "back up",
+                listID: 1,
+                dueDate: t0 + 60,
+                shouldRemind: true,
+                priority: priority,
+                catchUp: catchUp
+            )
         )
         var again = ReminderBook(
             library: first.library,
@@ -294,7 +291,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func anEditSetsAndClearsTheRuleAndThePriority() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: utc)
-        _ = try book.addItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         let (edited, outcome) = try book.editItem(itemID: 1, ItemEdit(priority: .low, catchUp: .never))
         #expect(edited.priority == .low && edited.catchUp == .never)
         #expect(outcome.events.map(\.kind) == [.replaced])
@@ -313,7 +310,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func snoozingMovesThePendingReminderAndKeepsTheDueDate() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         let (item, snoozed) = try book.snoozeItem(itemID: 1, until: t0 + 600)
         #expect(item.dueDate == t0 + 60 && item.snoozedUntil == t0 + 600)
         #expect(snoozed.events.map(\.kind) == [.snoozed])
@@ -331,7 +328,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func snoozingAReminderThatFiredSchedulesItAgain() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         clock.set(t0 + 60)
         #expect(book.advance().events.map(\.kind) == [.fired])
         // Snooze in the very instant it fired: the fire stands, and a new reminder is scheduled.
@@ -344,7 +341,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func aNewDueDateEndsTheSnooze() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         _ = try book.snoozeItem(itemID: 1, until: t0 + 600)
         let (item, edited) = try book.editItem(itemID: 1, ItemEdit(dueDate: t0 + 300))
         #expect(item.snoozedUntil == nil)
@@ -359,7 +356,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func onARecurringItemASnoozeMovesOnlyTheCurrentOccurrence() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         // Snoozed before it fires: the first occurrence moves to 00:30, the second stays at midnight next day.
         _ = try book.snoozeItem(itemID: 1, until: midnight + 1800)
         clock.set(midnight)
@@ -382,7 +379,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func aSnoozeToBeforeTheDueDateFiresThereAndTheDueDateStillFires() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 3600, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 3600, shouldRemind: true))
         _ = try book.snoozeItem(itemID: 1, until: t0 + 600)
         clock.set(t0 + 600)
         #expect(book.advance().events.map(\.kind) == [.fired, .scheduled])
@@ -392,7 +389,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func aCheckedItemOrAnInstantNotAheadIsRefused() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         #expect(throws: ModelError.self) { try book.snoozeItem(itemID: 1, until: t0) }
         _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
         #expect(throws: ModelError.itemChecked(1)) { try book.snoozeItem(itemID: 1, until: t0 + 600) }
@@ -401,7 +398,7 @@ private let utc = TimeZone(identifier: "UTC")!
 
     @Test func aSnoozeSurvivesARestart() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         _ = try book.snoozeItem(itemID: 1, until: t0 + 600)
         var again = ReminderBook(library: book.library, clock: ManualWallClock(t0 + 120), timeZone: utc)
         #expect(again.start().events.isEmpty, "the due instant passed, but it was snoozed past it")
@@ -411,7 +408,7 @@ private let utc = TimeZone(identifier: "UTC")!
     /// A snooze left behind must never hide the due date: switching reminding off and on again brings it back.
     @Test func switchingRemindingOffEndsTheSnooze() throws {
         var (book, clock) = book()
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: t0 + 3600, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 3600, shouldRemind: true))
         _ = try book.snoozeItem(itemID: 1, until: t0 + 600)
         let (off, _) = try book.editItem(itemID: 1, ItemEdit(shouldRemind: false))
         #expect(off.snoozedUntil == nil)
@@ -424,7 +421,7 @@ private let utc = TimeZone(identifier: "UTC")!
     /// series goes on from the first occurrence after now rather than stalling behind the clock.
     @Test func aSnoozedOccurrenceFoundLateLeavesTheSeriesGoingOn() throws {
         var (book, _) = book()
-        _ = try book.addItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily")
+        _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: true, repeatRule: "daily"))
         _ = try book.snoozeItem(itemID: 1, until: midnight + 3 * 3600)
         let now = midnight + 2 * day + 6 * 3600
         var again = ReminderBook(library: book.library, clock: ManualWallClock(now), timeZone: utc)

@@ -9,7 +9,7 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func anAddedItemDueLaterFiresOnceAtItsInstantAndIsRecordedAsHandled() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
-        let (item, added) = try book.addItem(text: "call mum", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        let (item, added) = try book.addItem(NewItem(text: "call mum", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         #expect(item.itemID == 1)
         #expect(added.events.map(\.kind) == [.scheduled])
         #expect(added.actions == [.armTimer(at: t0 + 60)])
@@ -30,7 +30,7 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
         // `--due now`, read on the client's clock 0.4 s before nudged's.
-        let (item, added) = try book.addItem(text: "stretch", listID: 1, dueDate: t0 - 0.4, shouldRemind: true)
+        let (item, added) = try book.addItem(NewItem(text: "stretch", listID: 1, dueDate: t0 - 0.4, shouldRemind: true))
         #expect(added.events.map(\.kind) == [.scheduled, .fired])
         #expect(added.events.map(\.id) == [1, 2])
         #expect(added.deliveries.map(\.isLate) == [false])
@@ -43,7 +43,7 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(edited.events.isEmpty && edited.deliveries.isEmpty)
 
         // A due date further back is kept, and nothing fires for it, now or at a restart.
-        let (_, old) = try book.addItem(text: "taxes", listID: 1, dueDate: t0 - 5, shouldRemind: true)
+        let (_, old) = try book.addItem(NewItem(text: "taxes", listID: 1, dueDate: t0 - 5, shouldRemind: true))
         #expect(old.events.isEmpty)
         var restarted = ReminderBook(library: book.library, clock: clock)
         #expect(restarted.start().events.isEmpty)
@@ -52,7 +52,7 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func checkingOffCancelsAndWithdraws() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
-        _ = try book.addItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         let (_, checked) = try book.editItem(itemID: 1, ItemEdit(checked: true))
         #expect(checked.events.map(\.kind) == [.cancelled])
         #expect(checked.actions.contains(.withdraw(itemID: 1)))
@@ -64,9 +64,9 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
         let (list, _) = try book.addList(name: "Trips", iconName: .trips)
-        _ = try book.addItem(text: "passport", listID: list.listID, dueDate: t0 + 60, shouldRemind: true)
-        _ = try book.addItem(text: "tickets", listID: list.listID, dueDate: t0 + 90, shouldRemind: true)
-        _ = try book.addItem(text: "stays", listID: 1, dueDate: t0 + 90, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "passport", listID: list.listID, dueDate: t0 + 60, shouldRemind: true))
+        _ = try book.addItem(NewItem(text: "tickets", listID: list.listID, dueDate: t0 + 90, shouldRemind: true))
+        _ = try book.addItem(NewItem(text: "stays", listID: 1, dueDate: t0 + 90, shouldRemind: true))
         let removed = try book.removeList(listID: list.listID)
         #expect(removed.events.map(\.kind) == [.cancelled, .cancelled])
         #expect(Set(removed.events.map(\.itemID)) == [1, 2])
@@ -77,7 +77,7 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func renamingAListChangesTheNameItsRemindersCarry() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
-        _ = try book.addItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "a", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         _ = try book.updateList(listID: 1, name: "Chores")
         clock.advance(by: 60)
         #expect(book.advance().deliveries.map(\.reminder.listName) == ["Chores"])
@@ -86,9 +86,9 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func startFiresWhatFellDueDuringDowntimeOnceAndRecordsIt() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock)
-        _ = try book.addItem(text: "late", listID: 1, dueDate: t0 + 60, shouldRemind: true)
-        _ = try book.addItem(text: "missed", listID: 1, dueDate: t0 + 120, shouldRemind: true)
-        _ = try book.addItem(text: "ahead", listID: 1, dueDate: t0 + 200_000, shouldRemind: true)
+        _ = try book.addItem(NewItem(text: "late", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+        _ = try book.addItem(NewItem(text: "missed", listID: 1, dueDate: t0 + 120, shouldRemind: true))
+        _ = try book.addItem(NewItem(text: "ahead", listID: 1, dueDate: t0 + 200_000, shouldRemind: true))
         let saved = book.library
 
         // Down from t0 until 30 s inside the 24 h window of "missed", so "late" is just outside it.
@@ -115,10 +115,7 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
             for index in 0..<2_000 {
                 try library.apply(
                     library.makeAddItem(
-                        text: "item \(index)",
-                        listID: 1,
-                        dueDate: t0 + 60 + Double(index),
-                        shouldRemind: true,
+                        NewItem(text: "item \(index)", listID: 1, dueDate: t0 + 60 + Double(index), shouldRemind: true),
                         now: t0
                     )
                 )

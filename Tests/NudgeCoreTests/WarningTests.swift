@@ -32,11 +32,7 @@ private let utc = TimeZone(identifier: "UTC")!
         var (book, clock) = book()
         let due = t0 + 2 * hour
         let (item, added) = try book.addItem(
-            text: "dentist",
-            listID: 1,
-            dueDate: due,
-            shouldRemind: true,
-            warnings: [600, hour]
+            NewItem(text: "dentist", listID: 1, dueDate: due, shouldRemind: true, warnings: [600, hour])
         )
         #expect(item.warnings == [hour, 600], "stored longest lead first")
         #expect(added.events.map(\.kind) == [.scheduled])
@@ -63,7 +59,7 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func aWarningAlreadyPastWhenSetDoesNotFire() throws {
         var (book, clock) = book()
         let due = t0 + 30 * 60
-        _ = try book.addItem(text: "call", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600])
+        _ = try book.addItem(NewItem(text: "call", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600]))
         #expect(book.scheduler.pendingReminder(for: 1)?.warnings == [due - 600])
         let all = run(&book, clock, through: [due - 600, due])
         #expect(all.events.map(\.kind) == [.warned, .fired])
@@ -73,7 +69,9 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func anEditReplacesWarningsAndReminderTogether() throws {
         var (book, clock) = book()
         let due = t0 + 2 * hour
-        _ = try book.addItem(text: "train", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600])
+        _ = try book.addItem(
+            NewItem(text: "train", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600])
+        )
         clock.set(due - hour)
         #expect(book.advance().events.map(\.kind) == [.warned])
 
@@ -99,7 +97,7 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func checkingOffBetweenAWarningAndTheDueDateCancelsTheRest() throws {
         var (book, clock) = book()
         let due = t0 + 2 * hour
-        _ = try book.addItem(text: "bins", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600])
+        _ = try book.addItem(NewItem(text: "bins", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600]))
         clock.set(due - hour)
         #expect(book.advance().events.map(\.kind) == [.warned])
         clock.set(due - 30 * 60)
@@ -112,7 +110,7 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func aSentWarningIsNotSentAgainAfterARestart() throws {
         var (book, clock) = book()
         let due = t0 + 2 * hour
-        _ = try book.addItem(text: "meds", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600])
+        _ = try book.addItem(NewItem(text: "meds", listID: 1, dueDate: due, shouldRemind: true, warnings: [hour, 600]))
         clock.set(due - hour)
         #expect(book.advance().events.map(\.kind) == [.warned])
 
@@ -127,11 +125,7 @@ private let utc = TimeZone(identifier: "UTC")!
         var (book, clock) = book()
         let due = t0 + 3 * hour
         _ = try book.addItem(
-            text: "flight",
-            listID: 1,
-            dueDate: due,
-            shouldRemind: true,
-            warnings: [2 * hour, hour, 600]
+            NewItem(text: "flight", listID: 1, dueDate: due, shouldRemind: true, warnings: [2 * hour, hour, 600])
         )
 
         // Down through the 2 h and 1 h warnings: one late warning, the latest (1 h); the 10-minute one stays.
@@ -154,7 +148,7 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func aWarningFoundLaterThanTheCatchUpWindowIsMissedSayingItWasAWarning() throws {
         var (book, clock) = book(window: 60)
         let due = t0 + 3 * hour
-        _ = try book.addItem(text: "flight", listID: 1, dueDate: due, shouldRemind: true, warnings: [2 * hour])
+        _ = try book.addItem(NewItem(text: "flight", listID: 1, dueDate: due, shouldRemind: true, warnings: [2 * hour]))
         clock.set(due - hour)
         var restarted = ReminderBook(library: book.library, clock: clock, catchUpWindow: 60, timeZone: utc)
         let started = restarted.start()
@@ -171,11 +165,7 @@ private let utc = TimeZone(identifier: "UTC")!
         var (book, clock) = book()
         // Daily at 09:00 UTC, warned an hour ahead; t0 is Fri 08:00.
         _ = try book.addItem(
-            text: "standup",
-            listID: 1,
-            shouldRemind: true,
-            repeatRule: "*-*-* 09:00",
-            warnings: [hour]
+            NewItem(text: "standup", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00", warnings: [hour])
         )
         let saturday = t0 + 25 * hour
         // Down (or asleep) from 08:30 until Sat 08:30: Friday's fires late, and Saturday's 08:00 warning has passed.
@@ -193,7 +183,7 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func aSnoozedFireSettlesTheWarningsItPassedOver() throws {
         var (book, clock) = book()
         let due = t0 + 3 * hour
-        _ = try book.addItem(text: "call", listID: 1, dueDate: due, shouldRemind: true, warnings: [2 * hour])
+        _ = try book.addItem(NewItem(text: "call", listID: 1, dueDate: due, shouldRemind: true, warnings: [2 * hour]))
         _ = try book.snoozeItem(itemID: 1, until: t0 + 600)
         // Asleep until past the warning's instant: the snoozed reminder fires late; the warning is passed over.
         clock.set(t0 + 1.5 * hour)
@@ -221,11 +211,7 @@ private let utc = TimeZone(identifier: "UTC")!
         var (book, clock) = book()
         // Daily at 09:00 UTC; t0 is 08:00, so the first occurrence is an hour away.
         _ = try book.addItem(
-            text: "standup",
-            listID: 1,
-            shouldRemind: true,
-            repeatRule: "*-*-* 09:00",
-            warnings: [600]
+            NewItem(text: "standup", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00", warnings: [600])
         )
         let first = t0 + hour
         let second = first + 24 * hour
@@ -237,7 +223,7 @@ private let utc = TimeZone(identifier: "UTC")!
     @Test func aSnoozedReminderHasNoWarnings() throws {
         var (book, clock) = book()
         let due = t0 + hour
-        _ = try book.addItem(text: "tea", listID: 1, dueDate: due, shouldRemind: true, warnings: [600])
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: due, shouldRemind: true, warnings: [600]))
         clock.set(due)
         #expect(book.advance().events.map(\.kind) == [.fired])
         _ = try book.snoozeItem(itemID: 1, until: due + 3 * hour)
@@ -257,7 +243,7 @@ private let utc = TimeZone(identifier: "UTC")!
         }
         var (book, _) = book()
         #expect(throws: ModelError.self) {
-            try book.addItem(text: "x", listID: 1, dueDate: t0 + hour, shouldRemind: true, warnings: [-5])
+            try book.addItem(NewItem(text: "x", listID: 1, dueDate: t0 + hour, shouldRemind: true, warnings: [-5]))
         }
         #expect(book.library.itemCount == 0)
     }

@@ -253,7 +253,10 @@ import Testing
         var library = ChecklistLibrary()
         for (text, due) in [("recent", Self.t0 - 600), ("old", Self.t0 - 7200)] {
             try library.apply(
-                library.makeAddItem(text: text, listID: 1, dueDate: due, shouldRemind: true, now: Self.t0 - 9000)
+                library.makeAddItem(
+                    NewItem(text: text, listID: 1, dueDate: due, shouldRemind: true),
+                    now: Self.t0 - 9000
+                )
             )
         }
         let rig = Rig(library: library, catchUpWindow: 3600)

@@ -151,7 +151,9 @@ extension NudgeStoreTests {
         @Test func aVersionOneStoreOpensUnchangedAndIsUpgraded() throws {
             try withTemporaryDirectory { directory in
                 var library = ChecklistLibrary()
-                try library.apply(try library.makeAddItem(text: "old", listID: 1, dueDate: testNow, now: testNow))
+                try library.apply(
+                    try library.makeAddItem(NewItem(text: "old", listID: 1, dueDate: testNow), now: testNow)
+                )
                 var root = try #require(
                     try PropertyListSerialization.propertyList(
                         from: LibraryCoding.encode(library, path: ""),

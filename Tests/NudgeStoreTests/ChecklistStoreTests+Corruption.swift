@@ -274,12 +274,7 @@ func openFailsLeavingEverythingUntouched(
 func encodedLibrary(items: Int) throws -> Data {
     var library = ChecklistLibrary()
     for number in 0..<items {
-        let change = try library.makeAddItem(
-            text: "item \(number)",
-            listID: 1,
-            dueDate: testNow,
-            now: testNow
-        )
+        let change = try library.makeAddItem(NewItem(text: "item \(number)", listID: 1, dueDate: testNow), now: testNow)
         try library.apply(change)
     }
     return try LibraryCoding.encode(StoreSnapshot(library: library, logSequence: 0), path: "test")

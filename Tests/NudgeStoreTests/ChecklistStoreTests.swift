@@ -110,8 +110,7 @@ extension NudgeStoreTests {
                     let before = try FileSnapshot(directory.storePath)
                     let libraryBefore = store.library
                     let bigItem = try store.library.makeAddItem(
-                        text: String(repeating: "x", count: 20_000),
-                        listID: 1,
+                        NewItem(text: String(repeating: "x", count: 20_000), listID: 1),
                         now: testNow
                     )
 
@@ -146,7 +145,7 @@ extension NudgeStoreTests {
                 try addItems(1, to: store)
                 let before = try FileSnapshot(directory.storePath)
                 let libraryBefore = store.library
-                let add = try store.library.makeAddItem(text: "fine", listID: 1, now: testNow)
+                let add = try store.library.makeAddItem(NewItem(text: "fine", listID: 1), now: testNow)
 
                 let error = #expect(throws: StoreError.self) { try store.commit([add, .removeItem(itemID: 99)]) }
                 #expect(error?.code == .rejectedChange)
@@ -170,11 +169,11 @@ extension NudgeStoreTests {
                         if failing.withLock({ $0.remove(step) }) != nil { throw .ioError }
                     }
                 )
-                let add = try store.library.makeAddItem(text: "maybe", listID: 1, now: testNow)
+                let add = try store.library.makeAddItem(NewItem(text: "maybe", listID: 1), now: testNow)
                 let error = #expect(throws: StoreError.self) { try store.commit([add]) }
                 #expect(error?.code == .outcomeUnknown)
                 #expect(store.library.item(id: 1)?.text == "maybe")
-                let later = try store.library.makeAddItem(text: "later", listID: 1, now: testNow)
+                let later = try store.library.makeAddItem(NewItem(text: "later", listID: 1), now: testNow)
                 let refusal = #expect(throws: StoreError.self) { try store.commit([later]) }
                 #expect(refusal?.description.contains("was not written") == true)
                 store.close()
@@ -199,7 +198,7 @@ extension NudgeStoreTests {
         @Test func commitAfterCloseThrowsClosed() throws {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)
-                let add = try store.library.makeAddItem(text: "late", listID: 1, now: testNow)
+                let add = try store.library.makeAddItem(NewItem(text: "late", listID: 1), now: testNow)
                 store.close()
                 let error = #expect(throws: StoreError.self) { try store.commit([add]) }
                 #expect(error?.code == .closed)
@@ -309,7 +308,7 @@ extension NudgeStoreTests {
 
                 let reopened = try ChecklistStore.open(path: directory.storePath)
                 defer { reopened.close() }
-                let next = try reopened.library.makeAddItem(text: "new", listID: 1, now: testNow)
+                let next = try reopened.library.makeAddItem(NewItem(text: "new", listID: 1), now: testNow)
                 #expect(next.allocatedID == 4)
                 #expect(try rawCounters(directory.storePath).nextItemID == 4)
             }
@@ -334,7 +333,7 @@ extension NudgeStoreTests {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)
                 try addItems(3, to: store)
-                _ = try store.library.makeAddItem(text: "never committed", listID: 1, now: testNow)
+                _ = try store.library.makeAddItem(NewItem(text: "never committed", listID: 1), now: testNow)
                 _ = try store.library.makeAddList(name: "Never committed")
                 store.close()
 
@@ -344,7 +343,7 @@ extension NudgeStoreTests {
 
                 let reopened = try ChecklistStore.open(path: directory.storePath)
                 defer { reopened.close() }
-                let item = try reopened.library.makeAddItem(text: "after reopen", listID: 1, now: testNow)
+                let item = try reopened.library.makeAddItem(NewItem(text: "after reopen", listID: 1), now: testNow)
                 let list = try reopened.library.makeAddList(name: "After reopen")
                 let itemID = try #require(item.allocatedID)
                 let listID = try #require(list.allocatedID)
@@ -382,10 +381,12 @@ func addItems(_ count: Int, to store: ChecklistStore) throws {
     for number in 0..<count {
         let listID = store.library.lists[0].listID
         let change = try store.library.makeAddItem(
-            text: "item \(number)",
-            listID: listID,
-            dueDate: testNow.addingTimeInterval(Double(number) * 3600),
-            shouldRemind: number % 2 == 0,
+            NewItem(
+                text: "item \(number)",
+                listID: listID,
+                dueDate: testNow.addingTimeInterval(Double(number) * 3600),
+                shouldRemind: number % 2 == 0
+            ),
             now: testNow
         )
         try store.commit([change])

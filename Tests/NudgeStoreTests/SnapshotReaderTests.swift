@@ -54,7 +54,7 @@ extension NudgeStoreTests {
 
         @Test func givesUpOnWhatItDoesNotExpectAndFoundationNamesTheField() throws {
             var library = ChecklistLibrary()
-            try library.apply(library.makeAddItem(text: "x", listID: 1, now: testNow))
+            try library.apply(library.makeAddItem(NewItem(text: "x", listID: 1), now: testNow))
             let bytes = try LibraryCoding.encode(StoreSnapshot(library: library, logSequence: 1), path: "test")
             var root = try #require(
                 try PropertyListSerialization.propertyList(from: bytes, format: nil) as? [String: Any]

@@ -286,35 +286,30 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
 
     /// A change that adds an item with the next item ID. With a repeat rule, the due date is the rule's first
     /// occurrence at or after `dueDate` (or after `now`).
-    public func makeAddItem(
-        text: String,
-        listID: Int,
-        dueDate: Date? = nil,
-        shouldRemind: Bool = false,
-        repeatRule: String? = nil,
-        priority: Priority = .normal,
-        catchUp: CatchUp? = nil,
-        warnings: [TimeInterval] = [],
-        calendarUID: String? = nil,
-        now: Date,
-        timeZone: TimeZone = .current
-    ) throws(ModelError) -> ChecklistChange {
-        guard list(id: listID) != nil else { throw .unknownList(listID) }
+    public func makeAddItem(_ new: NewItem, now: Date, timeZone: TimeZone = .current) throws(ModelError)
+        -> ChecklistChange
+    {
+        guard list(id: new.listID) != nil else { throw .unknownList(new.listID) }
         var item = ChecklistItem(
             itemID: nextItemID,
-            text: try validText(text),
-            dueDate: dueDate,
-            shouldRemind: shouldRemind,
+            text: try validText(new.text),
+            dueDate: new.dueDate,
+            shouldRemind: new.shouldRemind,
             createdAt: now,
-            priority: priority,
-            catchUp: catchUp,
-            warnings: try Warnings.normalized(warnings),
-            calendarUID: calendarUID
+            priority: new.priority,
+            catchUp: new.catchUp,
+            warnings: try Warnings.normalized(new.warnings),
+            calendarUID: new.calendarUID
         )
-        if let repeatRule {
-            (item.repeatRule, item.dueDate) = try Self.startSeries(repeatRule, from: dueDate, now: now, in: timeZone)
+        if let repeatRule = new.repeatRule {
+            (item.repeatRule, item.dueDate) = try Self.startSeries(
+                repeatRule,
+                from: new.dueDate,
+                now: now,
+                in: timeZone
+            )
         }
-        return .putItem(item, listID: listID)
+        return .putItem(item, listID: new.listID)
     }
 
     /// A change that edits an item; `updatedAt` becomes `now` even when no field changes, because every edit
