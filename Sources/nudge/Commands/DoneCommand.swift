@@ -10,25 +10,22 @@ struct DoneCommand: DaemonCommand {
         abstract: "Check items off; this cancels their pending reminders.",
         discussion: """
             Several IDs are checked off in turn, each reported on a line of its own; one nudged refuses is \
-            reported on stderr and the others still go ahead (the command then exits 1). On a recurring item, 'done' completes the current occurrence (the one that fired last, if not done \
-            yet, else the next one) and the item stays open for the occurrence after it. 'done --stop' checks it \
-            off for good and ends the series.
+            reported on stderr and the others still go ahead (the command then exits 1). On a recurring item, \
+            'done' completes the current occurrence (the one that fired last, if not done yet, else the next one) \
+            and the item stays open for the occurrence after it. 'done --stop' checks it off for good and ends the \
+            series.
             """
     )
-
-    @Argument(help: "The items' IDs, as 'nudge ls' shows them.")
-    var ids: [Int]
 
     @Flag(help: "On a recurring item: end the series and check the item off.")
     var stop = false
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup var items: EachItem
+    var global: GlobalOptions { items.global }
 
     func run() async throws {
         let stop = stop
-        try await EachItem.change(
-            ids,
-            global: global,
+        try await items.change(
             line: { Render.itemSummary($0, look: $1) }
         ) { client, id throws(CLIError) in
             if stop {
@@ -50,15 +47,11 @@ struct UndoneCommand: DaemonCommand {
         abstract: "Uncheck items; each one's reminder is scheduled again if it is still due in the future."
     )
 
-    @Argument(help: "The items' IDs, as 'nudge ls --all' shows them.")
-    var ids: [Int]
-
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup var items: EachItem
+    var global: GlobalOptions { items.global }
 
     func run() async throws {
-        try await EachItem.change(
-            ids,
-            global: global,
+        try await items.change(
             line: { Render.itemSummary($0, look: $1) }
         ) { client, id throws(CLIError) in
             try await client.call { try await $0.uncheckItem(path: .init(id: id)).ok.body.json }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import NudgeAPI
 
@@ -7,12 +8,15 @@ import NudgeAPI
 ///
 /// `--json` prints what changed: for one ID the answer alone, as before; for several, one array holding, in order,
 /// each answer or the daemon's error document for an ID it refused.
-enum EachItem {
-    /// `ids` holds one ID at least: ArgumentParser refuses the command without one (exit 2). `line` shows an answer
-    /// against nudged's clock, which may be a manual one (asked only when it `showsTime`).
-    static func change<Answer: Encodable & Sendable>(
-        _ ids: [Int],
-        global: GlobalOptions,
+struct EachItem: ParsableArguments {
+    /// One ID at least: ArgumentParser refuses the command without one (exit 2).
+    @Argument(help: "The items' IDs, as 'nudge ls --all' shows them.")
+    var ids: [Int]
+
+    @OptionGroup var global: GlobalOptions
+
+    /// `line` shows an answer against nudged's clock, which may be a manual one (asked only when it `showsTime`).
+    func change<Answer: Encodable & Sendable>(
         line: (Answer, Look) -> String,
         showsTime: Bool = true,
         _ operation: @escaping @Sendable (DaemonClient, Int) async throws(CLIError) -> Answer

@@ -14,15 +14,11 @@ struct RmCommand: DaemonCommand {
             """
     )
 
-    @Argument(help: "The items' IDs, as 'nudge ls --all' shows them.")
-    var ids: [Int]
-
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup var items: EachItem
+    var global: GlobalOptions { items.global }
 
     func run() async throws {
-        try await EachItem.change(
-            ids,
-            global: global,
+        try await items.change(
             line: { (removed: Removed, _) in "removed \(removed.itemID)" },
             showsTime: false
         ) {
