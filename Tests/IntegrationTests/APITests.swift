@@ -44,6 +44,21 @@ import Testing
             ("DELETE", "/v1/lists/1", nil, 409, "last_list", "Inbox"),
             ("PATCH", "/v1/lists/1", #"{"isDefault": false}"#, 400, "invalid_body", "make another list the default"),
             ("PATCH", "/v1/lists/7", #"{"isDefault": true}"#, 404, "unknown_list", "7"),
+            // A snooze or a clock move names its instant by exactly one of a length of time and an instant.
+            (
+                "POST", "/v1/items/99/snooze", #"{"for": "PT0S"}"#, 400, "invalid_snooze",
+                #"field for: \"PT0S\" is not a length of time over zero; use "#
+            ),
+            (
+                "POST", "/v1/items/99/snooze", #"{"for": "PT1H", "until": "2027-01-01T00:00:00Z"}"#, 400,
+                "invalid_body",
+                "give either for (an ISO 8601 duration, like PT10M) or until (an instant), not both or neither"
+            ),
+            ("POST", "/v1/clock", #"{"advance": "1h"}"#, 400, "invalid_body", #"field advance: \"1h\" is not "#),
+            (
+                "POST", "/v1/clock", "{}", 400, "invalid_body",
+                "give either advance (an ISO 8601 duration, like PT1H) or to (an instant), not both or neither"
+            ),
             // A batch that cannot be read, or that moves the wall clock, applies none of its operations.
             ("POST", "/v1/batch", #"{"operations": []}"#, 400, "invalid_body", "1 to 10000 operations"),
             (
