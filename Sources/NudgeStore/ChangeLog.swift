@@ -167,14 +167,7 @@ struct ChangeLogFile {
 
     /// Opens the log for appending after its first `length` bytes, cutting off (durably) anything beyond them.
     static func open(path: String, length: Int, faults: StoreFaults) throws(StoreError) -> ChangeLogFile {
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try SystemCall.typed {
-                try FileDescriptor.open(FilePath(path), .readWrite, options: [.closeOnExec])
-            }
-        } catch {
-            throw .setupFailed(path: path, step: "opening change log \(path)", errno: error)
-        }
+        let descriptor = try StoreFile.openForUpdate("change log", at: path, creating: false)
         do throws(Errno) {
             let size = try SystemCall.typed { try descriptor.seek(offset: 0, from: .end) }
             if size != Int64(length) {

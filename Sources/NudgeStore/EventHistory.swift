@@ -209,19 +209,7 @@ final class EventHistory: Sendable {
         } else if !create {
             return nil
         }
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try SystemCall.typed {
-                try FileDescriptor.open(
-                    FilePath(path),
-                    .readWrite,
-                    options: [.create, .closeOnExec],
-                    permissions: .ownerReadWrite
-                )
-            }
-        } catch {
-            throw .setupFailed(path: path, step: "opening event history \(path)", errno: error)
-        }
+        let descriptor = try StoreFile.openForUpdate("event history", at: path, creating: true)
         var part = Part(file: File(descriptor), records: records, length: length)
         if bytes == nil {
             do {

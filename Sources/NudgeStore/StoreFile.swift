@@ -198,6 +198,29 @@ struct StoreFile: Sendable {
         try sync(directory: name(of: directory.removingLastComponent()))
     }
 
+    /// Opens one of the store's own files (`what`: its lock file, change log or event history) for reading and
+    /// writing; made, owner-only, when `creating` and absent. Failing is a set-up failure of the store at `storePath`
+    /// (by default, the file's own path).
+    static func openForUpdate(
+        _ what: String,
+        at path: String,
+        creating: Bool,
+        storePath: String? = nil
+    ) throws(StoreError) -> FileDescriptor {
+        do {
+            return try SystemCall.typed {
+                try FileDescriptor.open(
+                    FilePath(path),
+                    .readWrite,
+                    options: creating ? [.create, .closeOnExec] : [.closeOnExec],
+                    permissions: creating ? .ownerReadWrite : nil
+                )
+            }
+        } catch {
+            throw .setupFailed(path: storePath ?? path, step: "opening \(what) \(path)", errno: error)
+        }
+    }
+
     /// Makes renames and new entries in a directory durable; fsync on the file alone does not cover its name.
     static func sync(directory: String) throws(Errno) {
         let descriptor = try SystemCall.typed {

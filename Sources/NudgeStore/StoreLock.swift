@@ -20,20 +20,8 @@ struct StoreLock: Sendable {
     /// Takes the lock without waiting and writes our process ID into the lock file, so that a second opener can say
     /// who holds it. Throws `.locked` when someone else holds it.
     static func acquire(lockPath: String, storePath: String) throws(StoreError) -> StoreLock {
-        let descriptor: FileDescriptor
-        do {
-            // No O_TRUNC: the file may belong to a live holder whose PID we want to report.
-            descriptor = try SystemCall.typed {
-                try FileDescriptor.open(
-                    FilePath(lockPath),
-                    .readWrite,
-                    options: [.create, .closeOnExec],
-                    permissions: .ownerReadWrite
-                )
-            }
-        } catch {
-            throw .setupFailed(path: storePath, step: "opening lock file \(lockPath)", errno: error)
-        }
+        // Not truncated: the file may belong to a live holder whose PID we want to report.
+        let descriptor = try StoreFile.openForUpdate("lock file", at: lockPath, creating: true, storePath: storePath)
 
         // A child this process is starting holds a copy of every descriptor from its fork until its exec closes
         // them (close-on-exec), and `flock` belongs to the open file description: for those microseconds a store

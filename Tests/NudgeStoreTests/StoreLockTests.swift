@@ -19,6 +19,19 @@ extension NudgeStoreTests {
             }
         }
 
+        @Test func aLockFileThatCannotBeOpenedNamesTheStoreAndTheStep() throws {
+            try withTemporaryDirectory { directory in
+                let lockPath = directory.storePath + ".lock"
+                try FileManager.default.createDirectory(atPath: lockPath, withIntermediateDirectories: false)
+                let error = #expect(throws: StoreError.self) {
+                    try StoreLock.acquire(lockPath: lockPath, storePath: directory.storePath)
+                }
+                #expect(error?.code == .io)
+                let expected = "could not open store \(directory.storePath) (opening lock file \(lockPath)): "
+                #expect(error?.description.hasPrefix(expected) == true, "\(String(describing: error))")
+            }
+        }
+
         /// A child being spawned holds copies of our descriptors until its exec: a lock released a moment ago can
         /// look held by ourselves. Taking it again while children are spawned all the time must still succeed.
         @Test func aLockReleasedWhileChildrenAreSpawnedCanBeTakenAgain() throws {
