@@ -265,15 +265,13 @@ public actor DesktopSink: ReminderSink {
 
     /// Body text may carry a small XML-like markup; escaping `&`, `<` and `>` makes the text show as written.
     static func escapingBodyMarkup(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            default: escaped.append(character)
+        text.replacingCharacters {
+            switch $0 {
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            default: nil
             }
         }
-        return escaped
     }
 }

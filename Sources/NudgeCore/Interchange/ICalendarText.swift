@@ -89,18 +89,16 @@ public enum ICalendarText {
 
     /// TEXT as a property value: backslash, comma, semicolon and newline escaped.
     public static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "\\": result += "\\\\"
-            case ",": result += "\\,"
-            case ";": result += "\\;"
-            case "\n", "\r\n": result += "\\n"
-            case "\r": break
-            default: result.append(character)
+        text.replacingCharacters {
+            switch $0 {
+            case "\\": "\\\\"
+            case ",": "\\,"
+            case ";": "\\;"
+            case "\n", "\r\n": "\\n"
+            case "\r": ""
+            default: nil
             }
         }
-        return result
     }
 
     /// A TEXT value read back: `\n` (or `\N`) is a newline, any other escaped character stands for itself.

@@ -18,4 +18,13 @@ extension String {
         }
         return result
     }
+
+    /// This text with each character that `replacement` gives a replacement for replaced by it ("" drops it).
+    public func replacingCharacters(_ replacement: (Character) -> String?) -> String {
+        var result = ""
+        for character in self {
+            if let replaced = replacement(character) { result += replaced } else { result.append(character) }
+        }
+        return result
+    }
 }
