@@ -99,35 +99,14 @@ struct APIHandler: APIProtocol {
         return .ok(.init(body: .json(try await service.snoozeItem(input.path.id, until: until))))
     }
 
-    /// The instant a `Snooze` names (a length of time over zero, or an instant), from the loop's clock as it reads
-    /// when the snooze is applied.
+    /// The instant a `Snooze` names, from the loop's clock as it reads when the snooze is applied.
     private static func snoozeTarget(_ snooze: Components.Schemas.Snooze) throws -> @Sendable (Date) -> Date {
-        try target(
-            length: ("for", snooze._for, example: "PT10M"),
-            instant: ("until", snooze.until),
-            refusingZero: ModelError.Code.invalidSnooze.rawValue
-        )
-    }
-
-    /// Where a `ClockMove` goes (a length of time, or an instant), from where the clock is when the move is applied.
-    private static func clockTarget(_ move: Components.Schemas.ClockMove) throws -> @Sendable (Date) -> Date {
-        try target(length: ("advance", move.advance, example: "PT1H"), instant: ("to", move.to))
-    }
-
-    /// An instant given either as a length of time on from the clock (an ISO 8601 duration) or as itself: exactly one
-    /// of the two fields. With `refusingZero`, a length of zero is refused with that code.
-    private static func target(
-        length: (field: String, value: String?, example: String),
-        instant: (field: String, value: Instant?),
-        refusingZero code: String? = nil
-    ) throws -> @Sendable (Date) -> Date {
-        switch (length.value, instant.value) {
-        case (let text?, nil):
-            guard text.hasPrefix("P"), let seconds = DurationText.seconds(text), seconds > 0 || code == nil else {
-                let what = code == nil ? "" : "a length of time over zero; use "
+        switch (snooze._for, snooze.until) {
+        case (let length?, nil):
+            guard length.hasPrefix("P"), let seconds = DurationText.seconds(length), seconds > 0 else {
                 throw APIFailure.badRequest(
-                    code ?? "invalid_body",
-                    "field \(length.field): \"\(text.prefix(40))\" is not \(what)\(DurationText.expected)"
+                    ModelError.Code.invalidSnooze.rawValue,
+                    "field for: \"\(length.prefix(40))\" is not a length of time over zero; use \(DurationText.expected)"
                 )
             }
             return { $0.addingTimeInterval(seconds) }
@@ -136,8 +115,7 @@ struct APIHandler: APIProtocol {
         default:
             throw APIFailure.badRequest(
                 "invalid_body",
-                "give either \(length.field) (an ISO 8601 duration, like \(length.example)) or \(instant.field) "
-                    + "(an instant), not both or neither"
+                "give either for (an ISO 8601 duration, like PT10M) or until (an instant), not both or neither"
             )
         }
     }
@@ -287,6 +265,27 @@ struct APIHandler: APIProtocol {
         }
         let now = try await service.moveClock(to: try Self.clockTarget(move))
         return .ok(.init(body: .json(.init(now: Instant(now), mode: .manual))))
+    }
+
+    /// Where a `ClockMove` goes, from where the clock is when the move is applied.
+    private static func clockTarget(_ move: Components.Schemas.ClockMove) throws -> @Sendable (Date) -> Date {
+        switch (move.advance, move.to) {
+        case (let advance?, nil):
+            guard let seconds = DurationText.seconds(advance), advance.hasPrefix("P") else {
+                throw APIFailure.badRequest(
+                    "invalid_body",
+                    "field advance: \"\(advance.prefix(40))\" is not \(DurationText.expected)"
+                )
+            }
+            return { $0.addingTimeInterval(seconds) }
+        case (nil, let to?):
+            return { _ in to.date }
+        default:
+            throw APIFailure.badRequest(
+                "invalid_body",
+                "give either advance (an ISO 8601 duration, like PT1H) or to (an instant), not both or neither"
+            )
+        }
     }
 
     /// Reads every operation before any is applied, so one that cannot be read refuses the whole batch.
