@@ -610,19 +610,7 @@ private struct CommitChunks {
 extension ReminderBook {
     fileprivate mutating func add(_ request: Components.Schemas.NewItem) throws -> (Components.Schemas.Item, Outcome) {
         let listID = try listID(id: request.listID, name: request.list) ?? library.defaultList.listID
-        let (dueDate, shouldRemind) = request.reminder
-        let (item, outcome) = try addItem(
-            NewItem(
-                text: request.text,
-                listID: listID,
-                dueDate: dueDate,
-                shouldRemind: shouldRemind,
-                repeatRule: request._repeat,
-                priority: request.priority.map(Priority.init) ?? .normal,
-                catchUp: try request.itemCatchUp,
-                warnings: try request.warnings.map(Warnings.parse) ?? []
-            )
-        )
+        let (item, outcome) = try addItem(try request.item(listID: listID))
         return (try wireItem(item.itemID), outcome)
     }
 

@@ -160,7 +160,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable {
 }
 
 /// What a new item is made of; the library gives it its ID and its creation time. (`ItemEdit` is its mirror for
-/// an item that exists.)
+/// an item that exists.) nudged maps the API's `Components.Schemas.NewItem` to it in `Wire+ToCore.swift`.
 public struct NewItem: Sendable, Hashable {
     public var text: String
     public var listID: Int

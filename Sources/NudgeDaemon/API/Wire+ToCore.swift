@@ -23,13 +23,18 @@ extension Priority {
 }
 
 extension Components.Schemas.NewItem {
-    /// The item's own catch-up rule, if it names one.
-    var itemCatchUp: CatchUp? {
-        get throws(ModelError) { try catchUp.map { text throws(ModelError) in try CatchUp(validating: text) } }
-    }
-
-    /// The due date, and whether to remind: by default, when there is a due date or a repeat rule.
-    var reminder: (dueDate: Date?, shouldRemind: Bool) {
-        (dueDate?.date, shouldRemind ?? (dueDate != nil || _repeat != nil))
+    /// The item to add, to the list `listID` (which the caller resolves from `listID` or `list`, knowing the lists).
+    /// It reminds by default when it has a due date or a repeat rule.
+    func item(listID: Int) throws -> NewItem {
+        NewItem(
+            text: text,
+            listID: listID,
+            dueDate: dueDate?.date,
+            shouldRemind: shouldRemind ?? (dueDate != nil || _repeat != nil),
+            repeatRule: _repeat,
+            priority: priority.map(Priority.init) ?? .normal,
+            catchUp: try catchUp.map { text throws(ModelError) in try CatchUp(validating: text) },
+            warnings: try warnings.map(Warnings.parse) ?? []
+        )
     }
 }

@@ -10,7 +10,7 @@ import NudgeAPI
 /// each answer or the daemon's error document for an ID it refused.
 struct EachItem: ParsableArguments {
     /// One ID at least: ArgumentParser refuses the command without one (exit 2).
-    @Argument(help: "The items' IDs, as 'nudge ls --all' shows them.")
+    @Argument(help: "The items' IDs, as 'nudge ls' shows them ('nudge ls --all' for checked-off ones).")
     var ids: [Int]
 
     @OptionGroup var global: GlobalOptions

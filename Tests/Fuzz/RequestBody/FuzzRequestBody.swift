@@ -14,8 +14,7 @@ func fuzzRequestBody(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let body = Data(fuzzInput(data, size))
     let decoder = JSONDecoder()
     if let item = try? decoder.decode(Components.Schemas.NewItem.self, from: body) {
-        _ = item.reminder
-        _ = try? item.warnings.map(Warnings.parse)
+        _ = try? item.item(listID: 1)
     }
     if let patch = try? decoder.decode(ItemPatch.self, from: body) {
         _ = patch.edit
