@@ -2,8 +2,6 @@ import Foundation
 import NudgeCore
 import OpenAPIRuntime
 
-/// How the API writes JSON, for the generated server and client and for what they leave to us (the event
-/// stream's `data:` lines, `nudge --json`): keys sorted, instants as `Instant` writes them.
 /// What nudged takes in one request at most (docs/openapi.yaml says the same): nudge checks a file against them
 /// before sending it, so a file too large is a usage error naming it rather than a refusal.
 public enum APILimits {
@@ -13,6 +11,8 @@ public enum APILimits {
     public static let maximumBatchOperations = 10_000
 }
 
+/// How the API writes JSON, for the generated server and client and for what they leave to us (the event
+/// stream's `data:` lines, `nudge --json`): keys sorted, instants as `Instant` writes them.
 public enum APICoding {
     public static let configuration = Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 

@@ -405,8 +405,8 @@ final class ReminderService: Service {
     /// durable, is a `BatchRefusal`.
     func runBatch(_ steps: [BatchStep]) async throws -> [Components.Schemas.BatchResult] {
         let manual = try batchClock(steps)
-        typealias Applied = (results: [Components.Schemas.BatchResult], refusal: BatchRefusal?)
-        let applied = try await perform { (book: inout ReminderBook) -> (Applied, [ReminderBook.Outcome]) in
+        typealias Answer = Result<[Components.Schemas.BatchResult], BatchRefusal>
+        return try await perform { (book: inout ReminderBook) -> (Answer, [ReminderBook.Outcome]) in
             var commits = CommitChunks()
             var results: [Components.Schemas.BatchResult] = []
             results.reserveCapacity(steps.count)
@@ -416,13 +416,11 @@ final class ReminderService: Service {
                 do {
                     results.append(try book.apply(step, manualClock: manual, into: &commits))
                 } catch {
-                    return ((results, BatchRefusal(index: index, error: error, applied: results)), commits.outcomes)
+                    return (.failure(BatchRefusal(index: index, error: error, applied: results)), commits.outcomes)
                 }
             }
-            return ((results, nil), commits.outcomes)
-        }
-        if let refusal = applied.refusal { throw refusal }
-        return applied.results
+            return (.success(results), commits.outcomes)
+        }.get()
     }
 
     /// The manual clock, if a batch moves it; under the wall clock, the refusal of the batch.

@@ -17,9 +17,9 @@ public func startThread(named name: String, _ work: @escaping @Sendable () -> Vo
 
 /// One thread of its own for blocking jobs, which it runs one at a time in the order they were given. The thread
 /// starts with the first job and is kept: a thread started per job cost some 40 µs of CPU each, a third of the fsync
-/// a store write waits on, and thousands of threads a second under load. Idle, it
-/// waits on a condition variable, which nothing but a new job signals, so it never wakes the process; it ends once
-/// the worker is released and its jobs are done.
+/// a store write waits on, and thousands of threads a second under load. Idle, it waits on a condition variable,
+/// which nothing but a new job signals, so it never wakes the process; it ends once the worker is released and its
+/// jobs are done.
 public final class BlockingWorker: Sendable {
     private let jobs: Jobs
     private let name: String
