@@ -119,7 +119,7 @@ let package = Package(
         .executableTarget(name: "fuzz-store", dependencies: ["NudgeStore", "FuzzSupport"], path: "Tests/Fuzz/Store"),
         .executableTarget(
             name: "fuzz-request-body",
-            dependencies: ["NudgeDaemon", "NudgeAPI", "NudgeCore", "FuzzSupport"],
+            dependencies: ["NudgeDaemon", "FuzzSupport"],
             path: "Tests/Fuzz/RequestBody"
         ),
         .executableTarget(

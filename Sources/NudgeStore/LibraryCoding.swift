@@ -225,3 +225,13 @@ extension StoreSnapshot {
         try container.encode(logSequence, forKey: .logSequence)
     }
 }
+
+/// The store's files as `ChecklistStore.open` reads them: `bytes` as a snapshot (binary or XML property list, checked,
+/// decoded, validated) and as a change log (framed records, checksums, each record's property list). Any bytes give a
+/// result or a `StoreError`, never a crash. For the store fuzz target (Tests/Fuzz/Store), which reaches it from
+/// outside the module, so that it builds without `@testable` in every configuration.
+package func readAsStoreFiles(_ bytes: [UInt8]) {
+    guard bytes.count <= ChecklistStore.maximumFileSize else { return }
+    _ = try? LibraryCoding.decode(bytes, path: "fuzz.plist")
+    _ = try? ChangeLogFormat.scan(bytes, path: "fuzz.plist.log") { _, _ in }
+}

@@ -4,7 +4,7 @@ import Testing
 
 /// The built `nudge` binary without a daemon behind it (DESIGN §7): exit codes, the messages people act on, help,
 /// and, against `FakeDaemon`, how it reads answers and the event stream.
-@Suite(.timeLimit(.minutes(2))) struct CLITests {
+@Suite(.timeLimit(hangLimit)) struct CLITests {
     // MARK: No daemon
 
     @Test func noDaemonAtTheSocketFlagExits3NamingThePathAndHowToStartIt() async throws {
@@ -308,9 +308,9 @@ final class FakeDaemon: Sendable {
     }
 
     /// Returns once the client has read everything written to `connection` so far (the bytes it has not read are
-    /// still charged to this end: SIOCOUTQ), so the next piece reaches it in a read of its own; gives up after 10 s.
+    /// still charged to this end: SIOCOUTQ), so the next piece reaches it in a read of its own; gives up after `patience`.
     private static func awaitRead(_ connection: Int32) {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + patience
         var unread: Int32 = 0
         while ioctl(connection, UInt(TIOCOUTQ), &unread) == 0, unread > 0, ContinuousClock.now < deadline {
             usleep(1_000)  // polls; the deadline bounds it

@@ -5,7 +5,7 @@ import Testing
 /// expands its RRULEs, which must give what systemd-analyze gives for the rule they came from), calcurse imports
 /// it, and a file calcurse exported imports, twice to the same effect. nudged runs in a zone with DST, where floating
 /// times and rules can go wrong. `scripts/install-deps --tests` installs the tools.
-@Suite(.timeLimit(.minutes(3))) struct CalendarFileTests {
+@Suite(.timeLimit(hangLimit)) struct CalendarFileTests {
     static let python = Binaries.packageRoot + "/.build/test-tools/python/bin/python3"
     static let zone = "Europe/Berlin"
     static var environment: [String: String] {
@@ -13,12 +13,12 @@ import Testing
     }
     /// nudged's clock stands still at an instant with no DST change within the rules' first occurrences (which
     /// dateutil and systemd treat differently in a gap), and nothing fires between two exports.
-    static let clock = ["--clock", "manual:2030-01-10T12:00:00Z"]
+    static let clock = TestClock.manual(Date(timeIntervalSince1970: 1_894_276_800))  // 2030-01-10T12:00:00Z
 
     @Test func theExportIsReadByPythonsIcalendarAndByCalcurseAndItsRulesRepeatAsSystemdSays() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: Self.clock, environment: Self.environment)
+        let daemon = try await Daemon(sandbox, clock: Self.clock, environment: Self.environment)
         defer { daemon.stop() }
         let rules = ["Mon..Fri 09:30", "*-*-01,15 08:00", "*-02-29 12:00", "Sat,Sun 10:00,14:30", "*:0/20"]
         try await add(in: sandbox, "Buy milk, eggs; bread", "--due", "2030-03-01T09:00:00+01:00", "--warn", "1h,10m")
@@ -73,7 +73,7 @@ import Testing
     @Test func aFileCalcurseExportedImportsAndImportingItAgainChangesNothing() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: Self.clock, environment: Self.environment)
+        let daemon = try await Daemon(sandbox, clock: Self.clock, environment: Self.environment)
         defer { daemon.stop() }
         let calcurse = sandbox.path + "/calcurse"
         try FileManager.default.createDirectory(atPath: calcurse, withIntermediateDirectories: true)
@@ -118,7 +118,7 @@ import Testing
     @Test func anEditedExportUpdatesItsItemsAndAMalformedFileChangesNothing() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: Self.clock, environment: Self.environment)
+        let daemon = try await Daemon(sandbox, clock: Self.clock, environment: Self.environment)
         defer { daemon.stop() }
         try await add(in: sandbox, "Book flights", "--due", "2030-06-01T09:00:00Z")
         try await add(in: sandbox, "Pack", "--due", "2030-06-10T18:00:00Z", "--warn", "1d")

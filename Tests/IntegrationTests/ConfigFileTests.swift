@@ -4,7 +4,7 @@ import Testing
 /// nudged's config file on the real binary: `--print-config` says where each value came from, a bad file stops a
 /// start naming its line and key (exit 78), and SIGHUP reloads it: what can change applies at once, the log says
 /// what needs a restart, and a bad file keeps the running settings.
-@Suite(.timeLimit(.minutes(2))) struct ConfigFileTests {
+@Suite(.timeLimit(hangLimit)) struct ConfigFileTests {
     @Test func printConfigSaysWhereEachValueCameFrom() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }

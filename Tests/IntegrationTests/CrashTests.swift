@@ -7,7 +7,7 @@ import Testing
 /// The real nudged, killed with SIGKILL over and over while clients change items and while it compacts its change
 /// log (every 4 KiB of log here): after each restart every acknowledged change is there, a change whose answer never
 /// came is there or not but whole, and no ID is handed out twice.
-@Suite(.timeLimit(.minutes(8))) struct CrashTests {
+@Suite(.timeLimit(hangLimit)) struct CrashTests {
     static let rounds = 200
     static let clients = 4
 

@@ -3,7 +3,7 @@ import Testing
 
 /// The default list, on the real nudged: Inbox from the first start, kept when lists are added (even ones that sort
 /// before it), changed only by `nudge list default`, and kept across a restart.
-@Suite(.timeLimit(.minutes(2))) struct DefaultListTests {
+@Suite(.timeLimit(hangLimit)) struct DefaultListTests {
     @Test func inboxIsTheDefaultUntilAnotherIsChosenAndTheChoiceSurvivesARestart() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }

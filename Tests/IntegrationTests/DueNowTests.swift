@@ -3,7 +3,7 @@ import Testing
 
 /// `--due now` on the real nudged and its wall clock: the reminder fires at once, in the same request; a due date
 /// further in the past is kept, and nudge says plainly that no reminder will fire for it.
-@Suite(.timeLimit(.minutes(2))) struct DueNowTests {
+@Suite(.timeLimit(hangLimit)) struct DueNowTests {
     @Test func nowFiresAtOnceAndAPastDueDateIsKeptWithANote() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }

@@ -4,7 +4,7 @@ import Testing
 /// nudged run by hand in a terminal, with no desktop: each reminder shows on its output once, by the log sink it
 /// turns on for a terminal, and each start-up warning shows once. The terminal is a real pseudo-terminal, made by
 /// util-linux's `script`.
-@Suite(.timeLimit(.minutes(2))) struct ForegroundTests {
+@Suite(.timeLimit(hangLimit)) struct ForegroundTests {
     @Test func onATerminalWithNoDesktopEachReminderAndEachWarningShowsOnce() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }

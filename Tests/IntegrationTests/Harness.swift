@@ -116,6 +116,26 @@ func isListening(_ path: String) -> Bool {
     return withUnixAddress(path) { connect(descriptor, $0, $1) } == 0
 }
 
+/// Where a test's nudged reads the time. A test runs nudged on a manual clock and moves it (`Sandbox.moveClock`), so no
+/// result depends on how fast a request arrives; only tests *of* the wall clock (timerfd, clock steps, idle wake-ups,
+/// systemd's watchdog) take `.wall`, and they run in the alone group, one at a time (scripts/test).
+enum TestClock: Sendable {
+    /// `--clock manual:INSTANT`: starts at the instant, moves only when told to.
+    case manual(Date)
+    /// The machine's clock (nudged's default).
+    case wall
+
+    /// Where a manual clock starts unless a test says otherwise: 2027-01-01T00:00:00Z.
+    static let epoch = Date(timeIntervalSince1970: 1_798_761_600)
+
+    var arguments: [String] {
+        switch self {
+        case .manual(let start): ["--clock", "manual:" + iso(start)]
+        case .wall: []
+        }
+    }
+}
+
 /// A temporary directory holding one daemon's store and socket; removed by `remove()`.
 struct Sandbox: Sendable {
     let path: String
@@ -153,6 +173,41 @@ struct Sandbox: Sendable {
     func health() async throws -> [String: Any] {
         let response = try await curl("GET", "/v1/health")
         return (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// Moves this sandbox's manual clock to `instant` (`nudge clock set`); nudged answers once every decision due on the
+    /// way is durable and published.
+    func moveClock(to instant: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let moved = try await nudge("clock", "set", iso(instant))
+        guard moved.status == 0 else {
+            throw Failure("nudge clock set \(iso(instant)) failed (\(sourceLocation)): \(moved)")
+        }
+    }
+
+    /// For tests of the wall clock only: adds items, each due `after` seconds past a whole second a little ahead (the
+    /// base), in one batch, and returns their IDs and the base. A due instant that passed before nudged got the batch
+    /// would never fire; then the items are removed and added again twice as far ahead, so how fast the machine is
+    /// decides how long this takes, never whether the test passes.
+    func addDueSoon(_ items: [(text: String, after: TimeInterval)]) async throws -> (ids: [Int], base: Date) {
+        var lead: TimeInterval = 2
+        while true {
+            let base = wholeSecond(after: lead)
+            let operations = items.map { ["op": "add", "item": ["text": $0.text, "dueDate": iso(base + $0.after)]] }
+            let body = try JSONSerialization.data(withJSONObject: ["operations": operations])
+            let answer = try await curl("POST", "/v1/batch", body: String(decoding: body, as: UTF8.self))
+            let results = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?[
+                "results"
+            ]
+            guard answer.status == 200, let added = (results as? [[String: Any]])?.map({ $0["item"] as? [String: Any] })
+            else {
+                throw Failure("a batch of \(items.count) adds was refused: \(answer.status) \(answer.body.prefix(500))")
+            }
+            let ids = added.compactMap { $0?["itemID"] as? Int }
+            if ids.count == items.count, added.allSatisfy({ $0?["pendingDue"] != nil }) { return (ids, base) }
+            for id in ids { _ = try await curl("DELETE", "/v1/items/\(id)") }
+            guard lead < 512 else { throw Failure("nudged took over \(lead) s to add \(items.count) items") }
+            lead *= 2
+        }
     }
 
     /// Runs `nudge` against this sandbox's daemon.
@@ -195,9 +250,7 @@ struct Sandbox: Sendable {
         // The CLI sends whole seconds.
         if let due, date(item?["pendingDue"]).map({ abs($0.timeIntervalSince(due)) < 1 }) != true {
             throw Failure(
-                "item \(itemID), due \(iso(due)), has no reminder pending: nudged got the add only at "
-                    + "\(item?["updatedAt"] ?? "?"), after its due instant; the machine is slower than the "
-                    + "test's lead (dueSoon) allows"
+                "item \(itemID), due \(iso(due)), has no reminder pending; nudged added it at \(item?["updatedAt"] ?? "?")"
             )
         }
         return itemID
@@ -213,10 +266,11 @@ final class Daemon: Sendable {
 
     /// Starts nudged (through `launcher`, e.g. prlimit, if given) and waits until its socket listens; fails, with
     /// its log, if it exits first. Reminders go to `sinks` (`--sinks`; nil for nudged's default), the log sink unless
-    /// told.
+    /// told; it runs on a manual clock at `TestClock.epoch` unless told.
     init(
         _ sandbox: Sandbox,
         sinks: String? = "log",
+        clock: TestClock = .manual(TestClock.epoch),
         arguments: [String] = [],
         launcher: [String] = [],
         environment: [String: String]? = nil
@@ -226,7 +280,7 @@ final class Daemon: Sendable {
         process = Process()
         let command =
             launcher + [Binaries.nudged, "--store", sandbox.store, "--socket", sandbox.socket]
-            + (sinks.map { ["--sinks", $0] } ?? []) + arguments
+            + (sinks.map { ["--sinks", $0] } ?? []) + clock.arguments + arguments
         if let environment { process.environment = environment }
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
@@ -258,7 +312,8 @@ final class Daemon: Sendable {
     var log: String { logLines.text }
 
     /// Waits until nudged has logged `times` lines containing `text`; returns the last of them. Each line is looked
-    /// at once, however long the wait.
+    /// at once, however long the wait. Each new such line restarts the wait: a long run of them is progress, however
+    /// slowly it comes, and only `limit` without one is a hang.
     @discardableResult
     func awaitLog(
         _ text: String,
@@ -268,16 +323,21 @@ final class Daemon: Sendable {
     ) async throws -> String {
         var looked = 0
         var found: [String] = []
-        return try await IntegrationTests.eventually(
-            "nudged to log \"\(text)\"" + (times == 1 ? "" : " \(times) times"),
-            within: limit,
-            seen: { "\(found.count) such lines; nudged's log ends:\n\(logLines.tail())" },
-            sourceLocation: sourceLocation
-        ) {
-            let lines = logLines.lines(from: looked)
-            looked += lines.count
-            found += lines.filter { $0.contains(text) }
-            return found.count >= times ? found.last : nil
+        while true {
+            let foundBefore = found.count
+            let last: String? = try await IntegrationTests.eventually(
+                "nudged to log \"\(text)\"" + (times == 1 ? "" : " \(times) times"),
+                within: limit,
+                seen: { "\(found.count) such lines; nudged's log ends:\n\(logLines.tail())" },
+                sourceLocation: sourceLocation
+            ) { () -> String?? in
+                let lines = logLines.lines(from: looked)
+                looked += lines.count
+                found += lines.filter { $0.contains(text) }
+                if found.count >= times { return .some(found.last) }
+                return found.count > foundBefore ? .some(nil) : nil
+            }
+            if let last { return last }
         }
     }
 
@@ -440,14 +500,6 @@ func date(_ text: Any?) -> Date? {
 func wholeSecond(after seconds: TimeInterval) -> Date {
     Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + seconds).rounded(.up))
 }
-
-/// How far ahead a test puts a due instant it waits for. A due instant already past when nudged gets the add is
-/// kept but never fires, and on a loaded two-core machine, with every suite starting daemons at once, an add has
-/// been seen to take over 1.5 s, and two adds over 3 s.
-let lead: TimeInterval = 5
-
-/// A due instant a test waits for: `lead` ahead (or `ahead`, for a test whose adds take longer), on a whole second.
-func dueSoon(ahead: TimeInterval = lead) -> Date { wholeSecond(after: ahead) }
 
 /// An --on-fire command that records each run, for item N, in fired-N.time (when, seconds since 1970),
 /// fired-N.args (its arguments) and fired-N.env (its environment), NUL-separated so any text survives.

@@ -4,13 +4,13 @@ import Testing
 /// What `ls`, `pending` and `show` print, on the real nudged running a manual clock (so "in 18h" is exact), with
 /// output to a pipe as scripts see it: columns in display width, control characters escaped, overdue marked,
 /// colour only when asked, lines cut to COLUMNS, filters and sorts.
-@Suite(.timeLimit(.minutes(2))) struct LsOutputTests {
+@Suite(.timeLimit(hangLimit)) struct LsOutputTests {
     static let start = "2026-11-20T15:00:00Z"  // a Friday
 
     @Test func lsLinesUpWideTextEscapesControlsMarksOverdueAndFilters() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:\(Self.start)"])
+        let daemon = try await Daemon(sandbox, clock: .manual(try #require(date(Self.start))))
         defer { daemon.stop() }
         for (text, due) in [
             ("abcdef", "2026-11-21T09:00:00Z"), ("日本語", "2026-11-21T09:00:00Z"), ("tab\there", nil),

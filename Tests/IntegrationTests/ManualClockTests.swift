@@ -13,7 +13,7 @@ final class Flag: Sendable {
 
 /// The real nudged on a manual clock (`--clock manual:INSTANT`), driven through `POST /v1/clock`, and its event
 /// history read back through `GET /v1/events`: every decision numbered, kept, replayed to a late watcher.
-@Suite(.timeLimit(.minutes(3))) struct ManualClockTests {
+@Suite(.timeLimit(hangLimit)) struct ManualClockTests {
     static let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
 
     /// One client over the socket, keeping its connection.
@@ -39,7 +39,7 @@ final class Flag: Sendable {
         defer { sandbox.remove() }
         let itemID: Int
         do {
-            let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+            let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
             defer { daemon.stop() }
             itemID = try await Self.withClient(sandbox) { client in
                 let added = try await client.ok(
@@ -50,7 +50,7 @@ final class Flag: Sendable {
                 return added["itemID"] as? Int ?? 0
             }
         }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start + 3600)])
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start + 3600))
         defer { daemon.stop() }
         let watched = try await sandbox.nudge("events", "--item", "\(itemID)", "--json")
         #expect(watched.status == 0, "\(watched)")
@@ -70,7 +70,7 @@ final class Flag: Sendable {
     @Test func aReconnectingWatcherMissesNothingAndSeesNothingTwiceWhileChangesFlow() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
         defer { daemon.stop() }
         let itemID = try await Self.withClient(sandbox) { client in
             let added = try await client.ok(
@@ -120,7 +120,8 @@ final class Flag: Sendable {
         defer { sandbox.remove() }
         let daemon = try await Daemon(
             sandbox,
-            arguments: ["--clock", "manual:" + iso(Self.start), "--history-events", "10"]
+            clock: .manual(Self.start),
+            arguments: ["--history-events", "10"]
         )
         defer { daemon.stop() }
         try await Self.withClient(sandbox) { client in
@@ -152,7 +153,7 @@ final class Flag: Sendable {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         do {
-            let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+            let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
             defer { daemon.stop() }
             let refused = try await sandbox.curl(
                 "POST",
@@ -175,7 +176,7 @@ final class Flag: Sendable {
             #expect((applied[0]["item"] as? [String: Any])?["itemID"] as? Int == 1, "\(refused.body)")
             #expect((applied[1]["clock"] as? [String: Any])?["now"] as? String == "2027-01-01T01:00:00.000Z")
         }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start + 7200)])
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start + 7200))
         defer { daemon.stop() }
         let items = try await sandbox.curl("GET", "/v1/items?all=true")
         #expect(items.body.contains("\"kept\"") && !items.body.contains("never tried"), "\(items.body)")
@@ -190,7 +191,7 @@ final class Flag: Sendable {
     @Test func nudgeBatchRunsAScriptOfOperations() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
         defer { daemon.stop() }
         func script(_ name: String, _ text: String) throws -> String {
             let path = sandbox.path + "/" + name
@@ -255,7 +256,7 @@ final class Flag: Sendable {
     @Test func datesOnTheCommandLineGoByNudgedsClock() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
         defer { daemon.stop() }
         let added = try await sandbox.nudge("add", "tea", "--due", "in 1h")
         #expect(added.stdout.contains("in 1h · Fri 1 Jan"), "\(added)")
@@ -276,7 +277,7 @@ final class Flag: Sendable {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         do {
-            let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(Self.start)])
+            let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
             defer { daemon.stop() }
             let shown = try await sandbox.nudge("clock", "--json")
             #expect(shown.stdout.contains("\"mode\":\"manual\""), "\(shown)")
@@ -292,7 +293,7 @@ final class Flag: Sendable {
             )
             #expect(wrong.status == 400 && errorCode(wrong.body) == "invalid_body", "\(wrong)")
         }
-        let daemon = try await Daemon(sandbox)
+        let daemon = try await Daemon(sandbox, clock: .wall)
         defer { daemon.stop() }
         let refused = try await sandbox.curl("POST", "/v1/clock", body: #"{"advance":"PT1H"}"#)
         #expect(refused.status == 409, "\(refused)")
@@ -307,7 +308,7 @@ final class Flag: Sendable {
 
 /// The manual clock over a year: 8,760 hours of edits and clock moves, sent as batches (`POST /v1/batch`), a month
 /// to a batch. In a suite of its own, for its time limit, which only catches a hang.
-@Suite(.timeLimit(.minutes(3))) struct YearOfEditsTests {
+@Suite(.timeLimit(hangLimit)) struct YearOfEditsTests {
     /// A year of hourly edits: each hour the item's reminder is replaced, three hours in four by one due later
     /// than the next hour (it must never fire at the instant it replaced), the fourth by one due within the hour
     /// (it must fire there, once, on time). The whole history is then read back and checked event by event.
@@ -316,7 +317,7 @@ final class Flag: Sendable {
         defer { sandbox.remove() }
         let start = ManualClockTests.start
         // The history keeps the whole year (by default it keeps 30 days, of the manual clock too).
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(start), "--history-age", "400d"])
+        let daemon = try await Daemon(sandbox, clock: .manual(start), arguments: ["--history-age", "400d"])
         defer { daemon.stop() }
         let hours = 24 * 365
         let started = ContinuousClock.now

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `nudged --on-fire PROGRAM [ARG...]`: the command sink, running a real program.
-@Suite(.timeLimit(.minutes(2))) struct OnFireTests {
+@Suite(.timeLimit(hangLimit)) struct OnFireTests {
     @Test func theProgramRunsWithoutAShellWithTheReminderInItsEnvironment() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
@@ -16,9 +16,10 @@ import Testing
         )
         defer { daemon.stop() }
 
-        let due = dueSoon()
+        let due = TestClock.epoch + 60
         let text = "-rf it's `touch \(trap)` $(touch \(trap))\nline 2; echo > \(trap)"
         let itemID = try await sandbox.addItem(text, due: due)
+        try await sandbox.moveClock(to: due)
         try await recorder.awaitRuns(of: [itemID], daemon: daemon)
 
         #expect(recorder.arguments(itemID) == arguments)
@@ -42,7 +43,8 @@ import Testing
         )
         defer { daemon.stop() }
 
-        let itemID = try await sandbox.addItem("slow", due: dueSoon())
+        let itemID = try await sandbox.addItem("slow", due: TestClock.epoch + 60)
+        try await sandbox.moveClock(to: TestClock.epoch + 60)
         try await daemon.awaitLog("on-fire /bin/sleep for item \(itemID) was stopped after 1 s without finishing")
         // The log sink was not held up by the slow command: it logged the reminder before the command was stopped.
         let lines = daemon.logLines.lines
@@ -62,7 +64,8 @@ import Testing
             defer { sandbox.remove() }
             let daemon = try await Daemon(sandbox, sinks: "command", arguments: ["--on-fire"] + program)
             defer { daemon.stop() }
-            #expect(try await sandbox.addItem("fails", due: dueSoon()) == 1)
+            #expect(try await sandbox.addItem("fails", due: TestClock.epoch + 60) == 1)
+            try await sandbox.moveClock(to: TestClock.epoch + 60)
             try await daemon.awaitLog(expected)
         }
     }

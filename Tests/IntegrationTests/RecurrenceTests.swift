@@ -3,7 +3,7 @@ import Testing
 
 /// Recurring items on the real nudged, driven by its manual clock, checked against `systemd-analyze calendar` on
 /// this machine: the same expression must elapse at the same instants.
-@Suite(.timeLimit(.minutes(3))) struct RecurrenceTests {
+@Suite(.timeLimit(hangLimit)) struct RecurrenceTests {
     /// The next `count` elapses of `expression` after `base`, as systemd computes them with `TZ=zone`.
     static func systemdElapses(_ expression: String, zone: String, after base: Date, count: Int) async throws -> [Date]
     {
@@ -40,7 +40,8 @@ import Testing
         environment["TZ"] = zone
         let daemon = try await Daemon(
             sandbox,
-            arguments: ["--clock", "manual:" + iso(start), "--history-age", "400d"],
+            clock: .manual(start),
+            arguments: ["--history-age", "400d"],
             environment: environment
         )
         defer { daemon.stop() }
@@ -114,7 +115,7 @@ import Testing
         do {
             let daemon = try await Daemon(
                 sandbox,
-                arguments: ["--clock", "manual:" + iso(start)],
+                clock: .manual(start),
                 environment: environment
             )
             defer { daemon.stop() }
@@ -124,7 +125,7 @@ import Testing
         // Down from 00:00 to 05:30: the occurrences at 01:00 … 05:00 passed.
         let daemon = try await Daemon(
             sandbox,
-            arguments: ["--clock", "manual:" + iso(start + 5.5 * 3600)],
+            clock: .manual(start + 5.5 * 3600),
             environment: environment
         )
         defer { daemon.stop() }

@@ -3,7 +3,7 @@ import Testing
 
 /// Priority and per-item catch-up on the real nudged, its clock manual: a restart long after reminders fell due
 /// fires each or reports it missed by its own rule, and a command sees the priority.
-@Suite(.timeLimit(.minutes(2))) struct ReminderPolicyTests {
+@Suite(.timeLimit(hangLimit)) struct ReminderPolicyTests {
     @Test func eachItemsCatchUpRuleDecidesWhatFiresAfterDowntime() async throws {
         let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
         let sandbox = try Sandbox()
@@ -15,7 +15,8 @@ import Testing
             let daemon = try await Daemon(
                 sandbox,
                 sinks: "command",
-                arguments: ["--clock", "manual:" + iso(start)] + arguments
+                clock: .manual(start),
+                arguments: arguments
             )
             defer { daemon.stop() }
             for (text, flags) in [
@@ -37,7 +38,8 @@ import Testing
         let daemon = try await Daemon(
             sandbox,
             sinks: "command",
-            arguments: ["--clock", "manual:" + iso(start + 60 + 7200)] + arguments
+            clock: .manual(start + 60 + 7200),
+            arguments: arguments
         )
         defer { daemon.stop() }
         let events = try await ManualClockTests.withClient(sandbox) { try await $0.history().events }
@@ -73,12 +75,12 @@ import Testing
 
 /// Snooze on the real nudged, its clock manual: the reminder moves, the due date stays, a fire and a snooze in the
 /// same instant both stand, and what is refused is refused with the API's error.
-@Suite(.timeLimit(.minutes(2))) struct SnoozeFlowTests {
+@Suite(.timeLimit(hangLimit)) struct SnoozeFlowTests {
     @Test func aSnoozedReminderFiresAtTheSnoozedInstantOnlyAndTheEventsSayWhy() async throws {
         let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:" + iso(start)])
+        let daemon = try await Daemon(sandbox, clock: .manual(start))
         defer { daemon.stop() }
         try await ManualClockTests.withClient(sandbox) { client in
             for (text, due) in [("tea", start + 60), ("call", start + 900)] {
@@ -132,7 +134,7 @@ import Testing
 /// Advance warnings on the real nudged, its clock manual: each comes at its lead in the journal and a command's
 /// environment, an edit in the instant a warning came replaces the rest, a check-off between a warning and the due
 /// date cancels what is left, a warning already past when set never comes, and a restart never sends one twice.
-@Suite(.timeLimit(.minutes(2))) struct WarningFlowTests {
+@Suite(.timeLimit(hangLimit)) struct WarningFlowTests {
     @Test func warningsComeAtTheirLeadsAndEditsAndCheckOffsReplaceAndCancelThem() async throws {
         try JournalReader.requireJournald()
         let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
@@ -143,7 +145,8 @@ import Testing
         var daemon = try await Daemon(
             sandbox,
             sinks: "journal,command",
-            arguments: ["--clock", "manual:" + iso(start)] + recorder.onFire
+            clock: .manual(start),
+            arguments: recorder.onFire
         )
         defer { daemon.stop() }
         try await ManualClockTests.withClient(sandbox) { client in
@@ -221,7 +224,8 @@ import Testing
         daemon = try await Daemon(
             sandbox,
             sinks: "journal,command",
-            arguments: ["--clock", "manual:" + iso(start + 4 * hour + 60)] + recorder.onFire
+            clock: .manual(start + 4 * hour + 60),
+            arguments: recorder.onFire
         )
         try await ManualClockTests.withClient(sandbox) { client in
             _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 5 * hour)])

@@ -3,7 +3,7 @@ import Testing
 
 /// `done`, `undone` and `rm` with several IDs, on the real nudged: each is changed and reported in turn, a refused
 /// one is said on stderr without stopping the rest, the exit status says so, and `--json` prints what changed.
-@Suite(.timeLimit(.minutes(2))) struct SeveralItemsTests {
+@Suite(.timeLimit(hangLimit)) struct SeveralItemsTests {
     @Test func eachIDIsChangedAndReportedInTurnAndARefusedOneStopsNothing() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }

@@ -5,7 +5,7 @@ import Testing
 /// temporary root (DESTDIR): nothing on the machine is touched. scripts/install-deps installs systemd and
 /// util-linux, so the gate below never hides a missing tool on the test machine.
 @Suite(
-    .timeLimit(.minutes(2)),
+    .timeLimit(hangLimit),
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),

@@ -4,11 +4,11 @@ import Testing
 /// `nudge ls` as a person sees it: typed into a real terminal (tmux, on a private server), the screen read back.
 /// Wide characters line up and are cut on whole characters, colour is on by default and off with NO_COLOR, and a
 /// narrow terminal gets lines cut to its width rather than wrapped.
-@Suite(.timeLimit(.minutes(2))) struct TerminalTests {
+@Suite(.timeLimit(hangLimit)) struct TerminalTests {
     @Test func lsOnARealTerminalWideNarrowColouredAndNot() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let daemon = try await Daemon(sandbox, arguments: ["--clock", "manual:2026-11-20T15:00:00Z"])
+        let daemon = try await Daemon(sandbox, clock: .manual(try #require(date("2026-11-20T15:00:00Z"))))
         defer { daemon.stop() }
         for (text, due) in [
             ("日本語のテキストを読む", "2026-11-21T09:00:00Z"), ("family 👩‍👩‍👧 dinner", "2026-11-22T18:00:00Z"),

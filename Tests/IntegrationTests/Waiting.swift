@@ -1,9 +1,22 @@
 import Foundation
 import Testing
 
-/// How long a positive wait may take before it fails. Generous on purpose: it costs nothing when the awaited thing
-/// happens, and a two-core machine running the whole suite beside a CPU hog can be slow to get there.
-let patience: Duration = .seconds(30)
+/// How long a positive wait may take before it fails: it detects a hang, it never measures a speed. Generous on
+/// purpose, since it costs nothing when the awaited thing happens and a one-CPU machine running the whole suite beside
+/// a CPU hog can be slow to get there: 120 s, times `NUDGE_TEST_PATIENCE` (a factor, default 1) for slower machines.
+let patience: Duration = .seconds(120 * patienceFactor)
+
+/// The factor `NUDGE_TEST_PATIENCE` gives every hang-detecting bound: waits, stops, and each test's time limit.
+let patienceFactor: Int = {
+    let text = ProcessInfo.processInfo.environment["NUDGE_TEST_PATIENCE"] ?? "1"
+    guard let factor = Int(text), factor >= 1 else {
+        fatalError("NUDGE_TEST_PATIENCE=\(text) is not a whole factor of 1 or more (e.g. 2 doubles every wait)")
+    }
+    return factor
+}()
+
+/// Every integration test's time limit, a backstop behind the waits' own: a test may wait several times.
+let hangLimit: TimeLimitTrait.Duration = .minutes(10 * patienceFactor)
 
 /// A test's own failure, said in a sentence.
 struct Failure: Error, CustomStringConvertible {
@@ -53,14 +66,4 @@ func eventually(
     try await eventually(awaited(), within: limit, seen: seen, sourceLocation: sourceLocation) {
         try await condition() ? () : nil
     }
-}
-
-/// Waits until the wall clock reads `instant` or later: the one thing a test without a clock of its own must wait
-/// for by the clock itself (a due instant passing while nudged is stopped).
-func waitForWallClock(toPass instant: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    try await eventually(
-        "the wall clock to pass \(preciseISO(instant))",
-        within: .seconds(max(0, instant.timeIntervalSinceNow)) + patience,
-        sourceLocation: sourceLocation
-    ) { Date() >= instant }
 }

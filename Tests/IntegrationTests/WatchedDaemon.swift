@@ -7,10 +7,21 @@ struct WatchedDaemon {
     let daemon: Daemon
     let watcher: Watcher
 
-    init(sinks: String = "log", arguments: [String] = [], environment: [String: String]? = nil) async throws {
+    init(
+        sinks: String = "log",
+        clock: TestClock = .manual(TestClock.epoch),
+        arguments: [String] = [],
+        environment: [String: String]? = nil
+    ) async throws {
         sandbox = try Sandbox()
         do {
-            daemon = try await Daemon(sandbox, sinks: sinks, arguments: arguments, environment: environment)
+            daemon = try await Daemon(
+                sandbox,
+                sinks: sinks,
+                clock: clock,
+                arguments: arguments,
+                environment: environment
+            )
         } catch {
             sandbox.remove()
             throw error
@@ -24,12 +35,19 @@ struct WatchedDaemon {
         }
     }
 
-    /// Adds an item due at `due` and waits until it fires: once its fired event is seen, every event nudged
-    /// decided before it has been seen too (the stream keeps nudged's order), so a check that something did *not*
-    /// happen by `due` ends on this positive signal instead of on a sleep.
+    /// Adds an item and waits until it fires: once its fired event is seen, every event nudged decided before it has
+    /// been seen too (the stream keeps nudged's order), so a check that something did *not* happen by then ends on
+    /// this positive signal instead of on a sleep. On a manual clock, the item is due at `due` and the clock is moved
+    /// there; on the wall clock (`due` nil), it is due soon (`Sandbox.addDueSoon`).
     @discardableResult
-    func sentinel(due: Date, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WatchedEvent {
-        let itemID = try await sandbox.addItem("sentinel", due: due)
+    func sentinel(due: Date? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> WatchedEvent {
+        let itemID: Int
+        if let due {
+            itemID = try await sandbox.addItem("sentinel", due: due)
+            try await sandbox.moveClock(to: due, sourceLocation: sourceLocation)
+        } else {
+            itemID = try await sandbox.addDueSoon([("sentinel", 0)]).ids[0]
+        }
         return try await watcher.awaitEvent("fired", item: itemID, sourceLocation: sourceLocation)
     }
 
