@@ -2,16 +2,21 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The built binaries: `swift build` (scripts/test does it) puts them in .build/debug of this package.
+/// The built binaries, from the same build as this test bundle and beside it (`scripts/build --build-tests` puts
+/// them all in .build/release; a `swift build --build-tests` of another configuration, in its own folder).
 enum Binaries {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let nudged = packageRoot + "/.build/debug/nudged"
-    static let nudge = packageRoot + "/.build/debug/nudge"
+    static let directory = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? packageRoot
+            + "/.build/release/nudgePackageTests.xctest"
+    ).deletingLastPathComponent().path
+    static let nudged = directory + "/nudged"
+    static let nudge = directory + "/nudge"
 
     static func require(_ path: String) throws {
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw Failure("\(path) is not built; run `swift build` (scripts/test does) before the integration tests")
+            throw Failure("\(path) is not built; run scripts/build --build-tests (scripts/test does) before the tests")
         }
     }
 }

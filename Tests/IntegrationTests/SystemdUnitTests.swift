@@ -15,7 +15,7 @@ import Testing
 struct SystemdUnitTests {
     static let maximumSystemScore = 2.5
 
-    /// A temporary root holding what `DESTDIR=root scripts/install --binaries .build/debug` put there.
+    /// A temporary root holding what `DESTDIR=root scripts/install --binaries .build/release` put there.
     private struct StagedInstall {
         let root: String
 
