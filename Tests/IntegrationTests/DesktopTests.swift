@@ -60,16 +60,14 @@ import Testing
     }
 
     @Test func anAdvanceWarningShowsHowSoonAndTheReminderReplacesItInPlace() async throws {
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
-        try await withDesktopDaemon(clock: .manual(start)) { desktop, sandbox, daemon in
+        let start = TestClock.epoch
+        try await withDesktopDaemon { desktop, sandbox, daemon in
             let added = try await sandbox.nudge("add", "dentist", "--due", iso(start + 3600), "--warn", "10m")
             #expect(added.status == 0, "\(added)")
-            try await ManualClockTests.withClient(sandbox) { client in
-                _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 3000)])
-                try await daemon.awaitLog("item 1 shows as notification")
-                _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 3600)])
-                try await daemon.awaitLog("item 1 shows as notification", times: 2)
-            }
+            try await sandbox.moveClock(to: start + 3000)
+            try await daemon.awaitLog("item 1 shows as notification")
+            try await sandbox.moveClock(to: start + 3600)
+            try await daemon.awaitLog("item 1 shows as notification", times: 2)
             #expect(await desktop.displayedCount() == 1)
             let calls = desktop.notifyCalls()
             #expect(calls.map(\.summary) == ["Inbox #1: due in 10m", "Inbox #1"])
@@ -144,24 +142,19 @@ import Testing
     /// Snooze on dunst's notification snoozes the reminder for --snooze-length (10m by default, here 5m): the
     /// notification goes, and a new one comes when the snooze ends, driven by the manual clock.
     @Test func snoozeOnTheNotificationBringsTheReminderBack() async throws {
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
-        try await withDesktopDaemon(clock: .manual(start), arguments: ["--snooze-length", "5m"]) {
-            desktop,
-            sandbox,
-            daemon in
+        let start = TestClock.epoch
+        try await withDesktopDaemon(arguments: ["--snooze-length", "5m"]) { desktop, sandbox, daemon in
             #expect(try await sandbox.nudge("add", "stretch", "--due", iso(start + 60)).status == 0)
-            try await ManualClockTests.withClient(sandbox) { client in
-                _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 60)])
-                let notificationID = try await shownAs(1, daemon)
-                #expect(desktop.notifyCalls().first?.actions.last == "Snooze 5m")
-                try await desktop.click(notificationID, "snooze")
-                let snoozed = try await awaitEvent("snoozed", item: 1, sandbox, daemon)
-                #expect(snoozed["source"] as? String == "notification")
-                #expect(date(snoozed["due"]) == start + 60 + 300)
-                try await daemon.eventually("the notification to close") { await desktop.displayedCount() == 0 }
-                _ = try await client.ok("POST", "/v1/clock", ["to": iso(start + 60 + 300)])
-                try await daemon.awaitLog("item 1 shows as notification", times: 2)
-            }
+            try await sandbox.moveClock(to: start + 60)
+            let notificationID = try await shownAs(1, daemon)
+            #expect(desktop.notifyCalls().first?.actions.last == "Snooze 5m")
+            try await desktop.click(notificationID, "snooze")
+            let snoozed = try await awaitEvent("snoozed", item: 1, sandbox, daemon)
+            #expect(snoozed["source"] as? String == "notification")
+            #expect(date(snoozed["due"]) == start + 60 + 300)
+            try await daemon.eventually("the notification to close") { await desktop.displayedCount() == 0 }
+            try await sandbox.moveClock(to: start + 60 + 300)
+            try await daemon.awaitLog("item 1 shows as notification", times: 2)
             #expect(desktop.notifyCalls().map(\.replacesID) == [0, 0], "the snoozed reminder is a new notification")
             try await daemon.eventually("dunst to display it again") { await desktop.displayedCount() == 1 }
         }
@@ -302,11 +295,10 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         environment["XDG_RUNTIME_DIR"] = sandbox.path  // no bus there either
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let start = TestClock.epoch
         let daemon = try await Daemon(
             sandbox,
             sinks: "desktop,command",
-            clock: .manual(start),
             arguments: recorder.onFire,
             environment: environment
         )
@@ -314,8 +306,7 @@ import Testing
 
         let due = start + 60
         let itemIDs = [try await sandbox.addItem("one", due: due), try await sandbox.addItem("two", due: due)]
-        let moved = try await sandbox.nudge("clock", "set", iso(due))
-        #expect(moved.status == 0, "\(moved)")
+        try await sandbox.moveClock(to: due)
         try await recorder.awaitRuns(of: itemIDs, daemon: daemon)
         try await daemon.awaitLog("sinks: command; off: journal (not requested), desktop (see the warning above)")
         let warnings = daemon.log.split(separator: "\n").filter { $0.contains(" warning nudged:") }

@@ -14,7 +14,7 @@ final class Flag: Sendable {
 /// The real nudged on a manual clock (`--clock manual:INSTANT`), driven through `POST /v1/clock`, and its event
 /// history read back through `GET /v1/events`: every decision numbered, kept, replayed to a late watcher.
 @Suite(.timeLimit(hangLimit)) struct ManualClockTests {
-    static let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+    static let start = TestClock.epoch  // 2027-01-01T00:00:00Z
 
     /// One client over the socket, keeping its connection.
     static func withClient<Result>(

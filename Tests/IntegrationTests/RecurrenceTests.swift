@@ -52,7 +52,7 @@ import Testing
     /// Berlin (08:00 UTC in winter, 07:00 UTC in summer), across both of Berlin's DST changes, each on time, each
     /// followed by the next occurrence's scheduling; the instants are systemd's.
     @Test func aYearOfWeekdaysInBerlinFiresOncePerWeekdayAtNineLocalTime() async throws {
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let start = TestClock.epoch  // 2027-01-01T00:00:00Z
         let end = Date(timeIntervalSince1970: 1_830_297_600)  // 2028-01-01T00:00:00Z
         let expression = "Mon..Fri 09:00 Europe/Berlin"
         let events = try await Self.withDaemon(zone: "America/New_York", start: start) { _, client in
@@ -107,7 +107,7 @@ import Testing
     /// Occurrences that fell due while nudged was down make one late fire saying how many passed, never a burst;
     /// the series goes on from the next occurrence.
     @Test func occurrencesMissedWhileDownFireOnceSayingHowMany() async throws {
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z (a Friday)
+        let start = TestClock.epoch  // 2027-01-01T00:00:00Z (a Friday)
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         var environment = ProcessInfo.processInfo.environment

@@ -5,7 +5,7 @@ import Testing
 /// fires each or reports it missed by its own rule, and a command sees the priority.
 @Suite(.timeLimit(hangLimit)) struct ReminderPolicyTests {
     @Test func eachItemsCatchUpRuleDecidesWhatFiresAfterDowntime() async throws {
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let start = TestClock.epoch  // 2027-01-01T00:00:00Z
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let recorder = try FireRecorder(in: sandbox)
@@ -77,7 +77,7 @@ import Testing
 /// same instant both stand, and what is refused is refused with the API's error.
 @Suite(.timeLimit(hangLimit)) struct SnoozeFlowTests {
     @Test func aSnoozedReminderFiresAtTheSnoozedInstantOnlyAndTheEventsSayWhy() async throws {
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let start = TestClock.epoch  // 2027-01-01T00:00:00Z
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let daemon = try await Daemon(sandbox, clock: .manual(start))
@@ -137,7 +137,7 @@ import Testing
 @Suite(.timeLimit(hangLimit)) struct WarningFlowTests {
     @Test func warningsComeAtTheirLeadsAndEditsAndCheckOffsReplaceAndCancelThem() async throws {
         try JournalReader.requireJournald()
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let start = TestClock.epoch  // 2027-01-01T00:00:00Z
         let hour: TimeInterval = 3600
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
