@@ -214,7 +214,7 @@ final class SharedLedger: Sendable {
 extension Daemon {
     /// SIGKILL: no clean stop, no compaction, no goodbye.
     func kill9() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.exitStatus == nil { kill(process.processIdentifier, SIGKILL) }
+        process.awaitExit()
     }
 }

@@ -233,9 +233,9 @@ final class DesktopSession: Sendable {
 
     /// SIGKILL: children of the test runner start with SIGTERM blocked (Process passes on its signal mask).
     private static func end(_ process: Process) {
-        guard process.isRunning else { return }
+        guard process.exitStatus == nil else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.awaitExit()
     }
 
     /// One line of `busctl monitor --json=short`: a message with its member and its payload's values.

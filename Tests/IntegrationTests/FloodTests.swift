@@ -31,7 +31,7 @@ import Testing
         defer {
             // SIGKILL: curl inherits the test thread's signal mask, which may block SIGTERM.
             kill(reader.processIdentifier, SIGKILL)
-            reader.waitUntilExit()
+            reader.awaitExit()
         }
         try await eventually("both watchers to be subscribed") {
             try await sandbox.health()["watchers"] as? Int == 2
@@ -72,7 +72,7 @@ import Testing
             let counted = try await run("/usr/bin/grep", ["-c", "^event: replaced", readerOutput])
             return Int(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == editors * editsEach
         }
-        #expect(reader.isRunning, "the reading watcher was dropped too")
+        #expect(reader.exitStatus == nil, "the reading watcher was dropped too")
         #expect(try await sandbox.health()["watchers"] as? Int == 1)
         let peak = try Self.peakResidentMegabytes(daemon.process.processIdentifier)
         #expect(peak < 64, "nudged's peak RSS was \(peak) MB")

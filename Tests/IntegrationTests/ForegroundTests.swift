@@ -24,7 +24,7 @@ import Testing
         try script.run()
         defer {
             script.terminate()
-            script.waitUntilExit()
+            script.awaitExit()
         }
         func screen() -> String { (try? String(contentsOfFile: transcript, encoding: .utf8)) ?? "" }
         try await eventually("nudged to listen on \(sandbox.socket)", seen: screen) { isListening(sandbox.socket) }

@@ -255,8 +255,7 @@ final class SmallDisk: Sendable {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.awaitExit() ?? -1
     }
 
     /// Writes zeros until the file system says it is full.

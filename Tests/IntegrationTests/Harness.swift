@@ -38,30 +38,6 @@ struct CommandResult: Sendable, CustomStringConvertible {
     var description: String { "exit status \(status), stdout: \(stdout.prefix(2000)), stderr: \(stderr.prefix(2000))" }
 }
 
-/// A one-shot signal a task can await without holding a thread: a child's exit, seen by its termination handler.
-final class ExitSignal: Sendable {
-    private let state = Mutex<(exited: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func fire() {
-        let waiters = state.withLock { state in
-            state.exited = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let exited = state.withLock { state in
-                if !state.exited { state.waiters.append(continuation) }
-                return state.exited
-            }
-            if exited { continuation.resume() }
-        }
-    }
-}
-
 /// Runs a program to completion and returns what it printed. Its output goes to files, so a chatty child never
 /// blocks on a full pipe and each byte is read once; the caller suspends, holding no thread, until the child exits.
 @discardableResult
@@ -77,12 +53,10 @@ func run(_ path: String, _ arguments: [String], environment: [String: String]? =
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    let exited = ExitSignal()
-    process.terminationHandler = { _ in exited.fire() }
     try process.run()
-    await exited.wait()
+    let status = await process.exited()
     return CommandResult(
-        status: process.terminationStatus,
+        status: status,
         output: FileManager.default.contents(atPath: outPath) ?? Data(),
         stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
     )
@@ -266,8 +240,6 @@ struct Sandbox: Sendable {
 final class Daemon: Sendable {
     let process: Process
     let logLines: LineCollector<String>
-    /// Signalled when nudged exits, so `stop()` waits for that, with a deadline.
-    private let exited = DispatchSemaphore(value: 0)
 
     /// Starts nudged (through `launcher`, e.g. prlimit, if given) and waits until its socket listens; fails, with
     /// its log, if it exits first. Reminders go to `sinks` (`--sinks`; nil for nudged's default), the log sink unless
@@ -292,16 +264,15 @@ final class Daemon: Sendable {
         process.standardError = try logLines.writer()
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         do {
             try await IntegrationTests.eventually(
                 "nudged to listen on \(sandbox.socket)",
                 seen: { "its log:\n\(logLines.tail())" }
             ) {
-                guard process.isRunning else {
+                if let status = process.exitStatus {
                     throw Failure(
-                        "nudged exited with \(process.terminationStatus) before it listened; its log:\n"
+                        "nudged exited with \(status) before it listened; its log:\n"
                             + logLines.text
                     )
                 }
@@ -367,24 +338,22 @@ final class Daemon: Sendable {
     /// hang is reported where it happened instead of as some test's time limit.
     @discardableResult
     func stop() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
+        if let status = process.exitStatus { return status }
         process.terminate()
-        if exited.wait(timeout: .now() + .seconds(Int(patience.components.seconds))) == .timedOut {
-            let pid = process.processIdentifier
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            let threads = tasks.sorted().map { task in
-                let file = { (name: String) in
-                    (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/\(name)", encoding: .utf8))?
-                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-                }
-                return "\(task) \(file("comm")) waits in \(file("wchan"))"
+        if let status = process.awaitExit() { return status }
+        let pid = process.processIdentifier
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let threads = tasks.sorted().map { task in
+            let file = { (name: String) in
+                (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/\(name)", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             }
-            let said = "nudged (pid \(pid)) did not stop within \(patience) of SIGTERM; its threads: "
-            Issue.record("\(said)\(threads.joined(separator: "; "))\nits log ends:\n\(logLines.tail())")
-            kill(pid, SIGKILL)
+            return "\(task) \(file("comm")) waits in \(file("wchan"))"
         }
-        process.waitUntilExit()
-        return process.terminationStatus
+        let said = "nudged (pid \(pid)) did not stop within \(patience) of SIGTERM; its threads: "
+        Issue.record("\(said)\(threads.joined(separator: "; "))\nits log ends:\n\(logLines.tail())")
+        kill(pid, SIGKILL)
+        return process.awaitExit() ?? SIGKILL
     }
 }
 
@@ -442,7 +411,7 @@ final class Watcher: Sendable {
         let process = process
         do {
             try await IntegrationTests.eventually("nudged to count `nudge watch` among its watchers") {
-                guard process.isRunning else { throw Failure("nudge watch exited with \(process.terminationStatus)") }
+                if let status = process.exitStatus { throw Failure("nudge watch exited with \(status)") }
                 return try await sandbox.health()["watchers"] as? Int ?? 0 > watchersBefore
             }
         } catch {
@@ -483,8 +452,12 @@ final class Watcher: Sendable {
     }
 
     func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        guard process.exitStatus == nil else { return }
+        process.terminate()
+        if process.awaitExit() == nil {
+            kill(process.processIdentifier, SIGKILL)
+            process.awaitExit()
+        }
     }
 }
 

@@ -9,12 +9,6 @@ private final class NotifiedDaemon: Sendable {
     let process: Process
     let notify: NotifySocket
     let logLines: LineCollector<String>
-    private let exit = ExitTime()
-
-    /// When the termination handler saw nudged exit.
-    private final class ExitTime: Sendable {
-        let instant = Mutex<ContinuousClock.Instant?>(nil)
-    }
 
     init(_ sandbox: Sandbox, clock: TestClock = .manual(TestClock.epoch), watchdog: Duration? = nil) throws {
         try Binaries.require(Binaries.nudged)
@@ -34,7 +28,6 @@ private final class NotifiedDaemon: Sendable {
         process.standardError = try logLines.writer()
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        process.terminationHandler = { [exit] _ in exit.instant.withLock { $0 = .now } }
         try process.run()
     }
 
@@ -55,18 +48,19 @@ private final class NotifiedDaemon: Sendable {
         let sent = ContinuousClock.now
         kill(process.processIdentifier, SIGTERM)
         let (stopping, before) = await notify.receive(until: "STOPPING=1", within: patience)
-        let exit = exit
-        let exited = (try? await eventually("", within: patience) { exit.instant.withLock { $0 } != nil }) != nil
+        let process = process
+        let status = try? await eventually("", within: patience) { process.exitStatus }
+        let took = status.map { _ in sent.duration(to: .now) }
         kill9IfRunning()
         #expect(stopping != nil, "no STOPPING=1 within \(patience) of SIGTERM")
-        #expect(exited, "still running \(patience) after SIGTERM:\n\(log)")
-        #expect(!exited || process.terminationStatus == 0, "exit status \(process.terminationStatus):\n\(log)")
-        return (exit.instant.withLock { $0 }.map { sent.duration(to: $0) }, before)
+        #expect(status != nil, "still running \(patience) after SIGTERM:\n\(log)")
+        #expect(status == nil || status == 0, "exit status \(status.map { "\($0)" } ?? "-"):\n\(log)")
+        return (took, before)
     }
 
     func kill9IfRunning() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.exitStatus == nil { kill(process.processIdentifier, SIGKILL) }
+        process.awaitExit()
     }
 }
 

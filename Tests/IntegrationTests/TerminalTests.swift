@@ -96,8 +96,8 @@ private final class Screen: Sendable {
         let kill = Process()
         kill.executableURL = URL(fileURLWithPath: tmux[0])
         kill.arguments = Array(tmux.dropFirst()) + ["kill-server"]
-        if (try? kill.run()) != nil { kill.waitUntilExit() }
-        server.waitUntilExit()
+        if (try? kill.run()) != nil { kill.awaitExit() }
+        server.awaitExit()
     }
 
     private func tmuxRun(_ arguments: [String]) async throws -> CommandResult {
