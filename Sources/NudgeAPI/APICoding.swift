@@ -22,6 +22,10 @@ public enum APICoding {
         return encoder
     }
 
+    /// What `describe` says of a body Foundation's decoder could not read at all, without naming a field; nudged
+    /// says why in its place when it can (`JSONBodyCheck.whyUnreadable`).
+    public static let unreadableBody = "the body is not valid JSON"
+
     /// "field shouldRemind: expected true or false" rather than Foundation's debug dump.
     public static func describe(_ error: DecodingError) -> String {
         switch error {
@@ -41,7 +45,7 @@ public enum APICoding {
             return "field \(field) is required"
         case .dataCorrupted(let context):
             let field = fieldPath(context.codingPath)
-            if field.isEmpty { return "the body is not valid JSON" }
+            if field.isEmpty { return unreadableBody }
             if context.debugDescription.hasPrefix("Additional properties are disabled") {
                 return "unknown field \(field); see GET /v1/openapi.yaml for this request's fields"
             }
@@ -70,7 +74,9 @@ public struct Instant: Codable, Hashable, Sendable, Comparable {
                 ? "\"\(text)\"" : "a string of \(text.utf8.count) bytes (at most \(InstantFormat.maximumLength))"
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "\(quoted) is not an ISO 8601 date-time with an offset, like 2026-12-01T09:00:00Z"
+                debugDescription:
+                    "\(quoted) is not an RFC 3339 date-time (with an offset, in years 0000 to 9999), like "
+                    + "2026-12-01T09:00:00Z"
             )
         }
         self.date = date

@@ -34,22 +34,27 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         let clearsDueDate = container.contains(.dueDate) ? try container.decodeNil(forKey: .dueDate) : false
         let clearsRepeat = container.contains(.repeatRule) ? try container.decodeNil(forKey: .repeatRule) : false
         let clearsCatchUp = container.contains(.catchUp) ? try container.decodeNil(forKey: .catchUp) : false
+        /// A field that may be left out but not null: `decode` refuses a null, where `decodeIfPresent` would take it
+        /// as left out.
+        func field<T: Decodable>(_ key: CodingKeys, _ type: T.Type = T.self) throws -> T? {
+            container.contains(key) ? try container.decode(T.self, forKey: key) : nil
+        }
         edit = ItemEdit(
-            text: try container.decodeIfPresent(String.self, forKey: .text),
-            checked: try container.decodeIfPresent(Bool.self, forKey: .checked),
-            dueDate: clearsDueDate ? nil : try container.decodeIfPresent(Instant.self, forKey: .dueDate)?.date,
+            text: try field(.text),
+            checked: try field(.checked),
+            dueDate: clearsDueDate ? nil : try field(.dueDate, Instant.self)?.date,
             clearsDueDate: clearsDueDate,
-            shouldRemind: try container.decodeIfPresent(Bool.self, forKey: .shouldRemind),
-            listID: try container.decodeIfPresent(Int.self, forKey: .listID),
-            repeatRule: clearsRepeat ? nil : try container.decodeIfPresent(String.self, forKey: .repeatRule),
+            shouldRemind: try field(.shouldRemind),
+            listID: try field(.listID),
+            repeatRule: clearsRepeat ? nil : try field(.repeatRule),
             clearsRepeat: clearsRepeat,
-            priority: try container.decodeIfPresent(Priority.self, forKey: .priority),
-            catchUp: clearsCatchUp ? nil : try container.decodeIfPresent(CatchUp.self, forKey: .catchUp),
+            priority: try field(.priority),
+            catchUp: clearsCatchUp ? nil : try field(.catchUp),
             clearsCatchUp: clearsCatchUp
         )
-        list = try container.decodeIfPresent(String.self, forKey: .list)
+        list = try field(.list)
         let clearsWarnings = container.contains(.warnings) ? try container.decodeNil(forKey: .warnings) : false
-        warnings = clearsWarnings ? [] : try container.decodeIfPresent([String].self, forKey: .warnings)
+        warnings = clearsWarnings ? [] : try field(.warnings)
     }
 
     public func encode(to encoder: any Encoder) throws {

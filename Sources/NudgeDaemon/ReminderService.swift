@@ -362,7 +362,7 @@ final class ReminderService: Service {
         let manual = try manualClock()
         return try await perform { book in
             var commits = CommitChunks()
-            let now = book.moveClock(manual, to: target, into: &commits)
+            let now = try book.moveClock(manual, to: target, into: &commits)
             return (now, commits.outcomes)
         }
     }
@@ -633,8 +633,15 @@ extension ReminderBook {
         _ manual: ManualWallClock,
         to target: (Date) -> Date,
         into commits: inout CommitChunks
-    ) -> Date {
+    ) throws(APIFailure) -> Date {
         let goal = target(manual.now())
+        guard goal <= InstantFormat.range.upperBound else {
+            throw .badRequest(
+                "invalid_body",
+                "the clock cannot move past \(InstantFormat.format(InstantFormat.range.upperBound)), the latest instant "
+                    + "nudge can say; move it less far"
+            )
+        }
         while let due = scheduler.nextDue, due <= goal {
             manual.set(max(due, manual.now()))
             commits.append(advance())
@@ -668,7 +675,7 @@ extension ReminderBook {
             return .init(op: .remove)
         case .moveClock(let target):
             guard let manualClock else { preconditionFailure("runBatch refuses a clock move under the wall clock") }
-            let now = moveClock(manualClock, to: target, into: &commits)
+            let now = try moveClock(manualClock, to: target, into: &commits)
             return .init(op: .clock, clock: .init(now: Instant(now), mode: .manual))
         }
     }

@@ -399,7 +399,8 @@ final class EventHistory: Sendable {
                 parts.first?.records.first?.firstID ?? durable + 1,
                 1
             )
-            let start = max(after + 1, firstKept)
+            // `after` comes from a client: past the latest event, there is nothing to read (and no `after + 1`).
+            let start = after < durable ? max(after + 1, firstKept) : durable + 1
             var wanted: [(File, Record)] = []
             var selected = 0
             var truncated = false

@@ -80,6 +80,47 @@ import Testing
                 "POST", "/v1/items", "{\"text\": \"\(String(repeating: "a", count: 1 << 20))\"}", 413, "body_too_large",
                 "1 MiB"
             ),
+            // What requests generated from the contract found (Schemathesis): query parameters are not a body;
+            // a parameter below its minimum is refused; a number that fits no field is named, not "not JSON"; an
+            // ID past 64 bits is out of range, as the contract says; null is not "left out" where no null is allowed.
+            ("GET", "/v1/items?limit=abc", nil, 400, "invalid_request", #"\"/v1/items?limit=abc\" does not read"#),
+            ("GET", "/v1/pending?afterDue=notadate", nil, 400, "invalid_request", #"\"notadate\" is not an RFC 3339"#),
+            ("GET", "/v1/events?follow=false&item=0", nil, 400, "invalid_request", "item 0 is out of range"),
+            (
+                "POST", "/v1/items", #"{"text": "x", "listID": 9223372036854775808}"#, 400, "invalid_body",
+                "field listID: 9223372036854775808 is not a whole number"
+            ),
+            ("POST", "/v1/items", #"{"text": "x", "listID": 1.5}"#, 400, "invalid_body", "field listID: 1.5"),
+            ("GET", "/v1/items/9223372036854775808", nil, 400, "invalid_id", "from 1 to 9223372036854775807"),
+            ("POST", "/v1/items", #"{"text": "x", "priority": null}"#, 400, "invalid_body", "field priority: null"),
+            ("POST", "/v1/items", #"{"text": "x", "dueDate": null}"#, 400, "invalid_body", "field dueDate: null"),
+            ("POST", "/v1/items", "null", 400, "invalid_body", "the body is null"),
+            (
+                "PATCH", "/v1/items/1", #"{"text": null}"#, 400, "invalid_body",
+                "field text: expected String, found null"
+            ),
+            ("PATCH", "/v1/items/1", #"{"checked": null}"#, 400, "invalid_body", "field checked"),
+            ("PATCH", "/v1/lists/1", #"{"iconName": null}"#, 400, "invalid_body", "field iconName: null"),
+            ("PATCH", "/v1/lists/1", #"{"isDefault": null}"#, 400, "invalid_body", "field isDefault: null"),
+            (
+                "POST", "/v1/items/1/snooze", #"{"for": null, "until": "2030-01-02T00:00:00Z"}"#, 400, "invalid_body",
+                "field for: null"
+            ),
+            (
+                "POST", "/v1/clock", #"{"advance": null, "to": "2030-01-02T00:00:00Z"}"#, 400, "invalid_body",
+                "field advance: null"
+            ),
+            (
+                "POST", "/v1/batch",
+                #"{"operations": [{"op": "edit", "itemID": 1, "patch": {"repeat": null}}, "#
+                    + #"{"op": "add", "item": {"text": "y", "list": null}}]}"#, 400, "invalid_body",
+                "field operations[1].item.list: null"
+            ),
+            (
+                "POST", "/v1/batch", #"{"operations": [{"op": "edit", "itemID": 1, "patch": {"text": null}}]}"#, 400,
+                "invalid_body", "field operations[0].patch.text: expected String, found null"
+            ),
+            ("POST", "/v1/lists", #"{"name": ""}"#, 400, "empty_text", "list name must not be empty"),
         ]
         for request in cases {
             let response = try await sandbox.curl(request.method, request.path, body: request.body)
@@ -112,6 +153,59 @@ import Testing
         let items = try await sandbox.curl("GET", "/v1/items?all=true")
         #expect(items.status == 200)
         #expect(items.body.contains("\"milk\"") && !items.body.contains("\"x\""))
+    }
+
+    /// What requests generated from the contract found (Schemathesis): requests that killed nudged (an ID or event
+    /// ID of 2^63-1, whose `+ 1` trapped), stalled it (a rule firing every microsecond), or broke what an instant is
+    /// (years past 9999, a fraction answered a millisecond off, RFC 3339 forms refused). nudged answers each as the
+    /// contract says and goes on serving.
+    @Test func requestsAtTheEdgesOfTheContractNeitherCrashNorStall() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox)
+        defer { daemon.stop() }
+        let largest = Int.max
+        for (path, status) in [
+            ("/v1/items?after=\(largest)", 200), ("/v1/items?all=true&after=\(largest - 1)", 200),
+            ("/v1/events?follow=false&since=\(largest)", 200), ("/v1/events?follow=false&since=\(largest - 1)", 200),
+            ("/v1/events?follow=false&item=\(largest)", 200), ("/v1/items/\(largest)", 404),
+            // No item has that ID, so it names no pending reminder to start after.
+            ("/v1/pending?after=\(largest)", 400),
+        ] {
+            let response = try await sandbox.curl("GET", path)
+            #expect(response.status == status, "\(path): \(response)")
+            #expect(try await sandbox.curl("GET", "/v1/health").status == 200, "after \(path)")
+        }
+
+        let fast = try await sandbox.curl("POST", "/v1/items", body: #"{"text": "us", "repeat": "*:*:0/0.000001"}"#)
+        #expect(fast.status == 400 && errorCode(fast.body) == "invalid_repeat", "\(fast)")
+        #expect(fast.body.contains("less than 1 second apart"), "\(fast.body)")
+
+        // Instants: RFC 3339 in every form, to the millisecond, years 0000 to 9999.
+        for (sent, answered) in [
+            ("2030-01-01T00:00:00.010Z", "2030-01-01T00:00:00.010Z"),
+            ("2031-01-01t00:00:00z", "2031-01-01T00:00:00.000Z"),
+            ("2031-01-01T00:00:00-23:53", "2031-01-01T23:53:00.000Z"),
+            ("2031-01-01T00:00:00.1234567891Z", "2031-01-01T00:00:00.123Z"),
+        ] {
+            let added = try await sandbox.curl("POST", "/v1/items", body: #"{"text": "x", "dueDate": "\#(sent)"}"#)
+            #expect(added.status == 201 && added.body.contains(#""dueDate":"\#(answered)""#), "\(sent): \(added)")
+        }
+        let latest = "9999-12-31T23:59:59Z"
+        #expect(try await sandbox.curl("POST", "/v1/clock", body: #"{"to": "\#(latest)"}"#).status == 200)
+        for move in [#"{"advance": "P1D"}"#, #"{"advance": "PT1S"}"#] {
+            let refused = try await sandbox.curl("POST", "/v1/clock", body: move)
+            #expect(refused.status == 400 && errorCode(refused.body) == "invalid_body", "\(move): \(refused)")
+            #expect(refused.body.contains("past 9999-12-31T23:59:59.999Z"), "\(refused.body)")
+        }
+        let clock = try await sandbox.curl("GET", "/v1/clock")
+        #expect(clock.body.contains(#""now":"9999-12-31T23:59:59.000Z""#), "\(clock)")
+        #expect(try await sandbox.curl("POST", "/v1/clock", body: #"{"to": "2027-01-01T00:00:00Z"}"#).status == 200)
+        let far = try await sandbox.curl("POST", "/v1/clock", body: #"{"advance": "P999999999D"}"#)
+        #expect(far.status == 400 && errorCode(far.body) == "invalid_body", "\(far)")
+        let snooze = try await sandbox.curl("POST", "/v1/items/1/snooze", body: #"{"for": "P999999999D"}"#)
+        #expect(snooze.status == 400 && errorCode(snooze.body) == "invalid_snooze", "\(snooze)")
+        #expect(try await sandbox.curl("GET", "/v1/health").status == 200)
     }
 
     @Test func aFailedSaveAnswers500NamingTheCauseAndTheDaemonKeepsServing() async throws {

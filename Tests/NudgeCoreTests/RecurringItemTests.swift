@@ -175,6 +175,27 @@ private let utc = TimeZone(identifier: "UTC")!
         #expect(book.library.itemCount == 0)
     }
 
+    /// Found by generated requests: `*:*:0/0.000001` was taken, and a tenth of a second of manual clock then took
+    /// nudged 51 s and 220,001 events. Occurrences closer than a second are refused; a second apart are not.
+    @Test(arguments: [
+        ("*:*:0/0.000001", false), ("*:*:0/0.5", false), ("*:*:0.25,0.5", false), ("*:*:10,10.999", false),
+        ("*:*:0..59/0.9", false), ("*:*:59.5,0", false), ("*:*:*", true), ("*:*:0/1", true), ("*:*:0.5/1", true),
+        ("*:*:00,59", true), ("*:*:0/0.5,30", false), ("*:*:30/0.5", false),
+        ("Mon..Fri 09:30", true), ("minutely", true),
+    ])
+    func occurrencesLessThanASecondApartAreRefused(_ rule: String, _ taken: Bool) {
+        var (book, _) = book()
+        let added = Result { try book.addItem(NewItem(text: "tick", listID: 1, shouldRemind: true, repeatRule: rule)) }
+        switch added {
+        case .success: #expect(taken, "\(rule) was taken")
+        case .failure(let error as ModelError):
+            #expect(!taken, "\(rule): \(error)")
+            #expect(error.code == .invalidRepeat)
+            #expect(error.description.contains("less than 1 second apart"))
+        case .failure(let error): Issue.record("\(rule): \(error)")
+        }
+    }
+
     @Test func switchingRemindingOnForASeriesThatFellBehindSchedulesItsNextOccurrence() throws {
         var (book, clock) = book()
         _ = try book.addItem(NewItem(text: "water", listID: 1, shouldRemind: false, repeatRule: "daily"))

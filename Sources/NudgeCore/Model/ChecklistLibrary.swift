@@ -240,6 +240,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
             return matches(item, list) ? (item, list) : nil
         }
         var page: [(item: ChecklistItem, list: Checklist)] = []
+        // `after` comes from a client: no ID is at or above `nextItemID`, and `after + 1` must not overflow.
+        guard after < nextItemID - 1 else { return ([], false) }
         let first = max(after, 0) + 1
         if nextItemID - first <= 4 * (itemCount + limit) {
             var itemID = first
@@ -432,6 +434,7 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         guard !item.checked else { throw .itemChecked(itemID) }
         guard until > now else { throw .snoozeNotAhead(until, now: now) }
+        guard until <= InstantFormat.range.upperBound else { throw .snoozePastLatestInstant }
         item.snoozedUntil = until
         item.shouldRemind = true
         item.updatedAt = now

@@ -126,6 +126,12 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         )
     }
 
+    public static let snoozePastLatestInstant = ModelError(
+        code: .invalidSnooze,
+        description: "cannot snooze past \(InstantFormat.format(InstantFormat.range.upperBound)), the latest instant "
+            + "nudge can say; snooze for less"
+    )
+
     public static func itemChecked(_ itemID: Int) -> ModelError {
         ModelError(
             code: .itemChecked,

@@ -26,11 +26,51 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
                 )
             )
         }
+        let spec: CalendarSpec
         do {
-            storage = Storage(try CalendarSpec(parsing: text, localZone: localZone))
+            spec = try CalendarSpec(parsing: text, localZone: localZone)
         } catch {
             throw .invalidRepeat(error)
         }
+        guard !Self.hasOccurrencesCloserThanTheFloor(spec.pattern.seconds) else {
+            throw .invalidRepeat(
+                CalendarSpecError(
+                    expression: text,
+                    part: "",
+                    reason: "its occurrences come less than \(Int(Self.shortestInterval)) second apart, and a reminder "
+                        + "repeats at most once a second; give seconds a second or more apart, like *:*:00/10"
+                )
+            )
+        }
+        storage = Storage(spec)
+    }
+
+    /// The least time between two occurrences of a rule: each is a decision, an event and a delivery, so a rule that
+    /// came faster would flood the sinks and the history (and one of `*:*:0/0.000001` would take nudged a minute per
+    /// tenth of a second of clock). `nudge calendar` still reads such expressions, as systemd does.
+    public static let shortestInterval: TimeInterval = 1
+
+    /// Whether two of the seconds `components` match (in microseconds, within a minute) come closer than
+    /// `shortestInterval`, counting from a minute's last to the next minute's first as though every minute matched.
+    private static func hasOccurrencesCloserThanTheFloor(_ components: [CalendarComponent]?) -> Bool {
+        let floor = Int(shortestInterval * 1_000_000)
+        let lastOfMinute = 60 * CalendarPattern.microsecondsPerSecond - 1
+        var values: [Int] = []
+        for component in components ?? [CalendarComponent(start: 0, step: CalendarPattern.microsecondsPerSecond)] {
+            guard component.step > 0 else {
+                values.append(component.start)
+                continue
+            }
+            let stop = component.stop < 0 ? lastOfMinute : min(component.stop, lastOfMinute)
+            // A step under the floor with room for a second value is too close; a step at or above it gives at
+            // most 60 values.
+            if component.step < floor, component.start + component.step <= stop { return true }
+            values += stride(from: component.start, through: stop, by: max(component.step, floor))
+        }
+        values = Array(Set(values)).sorted()
+        guard let first = values.first, let last = values.last else { return false }
+        let gaps = zip(values, values.dropFirst()).map { $1 - $0 } + [first + lastOfMinute + 1 - last]
+        return gaps.contains { $0 < floor }
     }
 
     public static func == (a: RepeatRule, b: RepeatRule) -> Bool { a.spec == b.spec }

@@ -146,15 +146,43 @@ struct APIFailure: Error {
         }
     }
 
+    /// An ID in a path that is not one: `0`, `01`, `+1`, `abc`, or more than an ID can be.
+    static func invalidID(_ id: some StringProtocol) -> APIFailure {
+        .badRequest(
+            "invalid_id",
+            "\"\(id.prefix(40))\" is not an ID; IDs are whole numbers from 1 to \(Int.max), written without a sign or "
+                + "leading zeros"
+        )
+    }
+
+    /// What a query parameter's decoder found wrong: the URI decoder names no field, so the value's own words.
+    private static func queryProblem(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, _), .valueNotFound(let type, _):
+            "expected \(type == Bool.self ? "true or false" : type == Int.self ? "a whole number" : "\(type)")"
+        case .dataCorrupted(let context): context.debugDescription
+        case .keyNotFound(let key, _): "\(key.stringValue) is required"
+        @unknown default: "\(error)"
+        }
+    }
+
     /// The generated server wraps what it raised, and what an operation threw. Before the operation ran, it is the
     /// request that is wrong: its ID, its body, or its content type.
     private static func from(_ error: ServerError) -> APIFailure {
         guard error.operationInput == nil else { return from(error.underlyingError) }
         if let id = error.requestMetadata.pathParameters["id"], Int(id) == nil {
-            return .badRequest("invalid_id", "\"\(id)\" is not an ID; IDs are positive whole numbers")
+            return invalidID(String(id))
         }
         if let decoding = error.underlyingError as? DecodingError {
-            return .badRequest("invalid_body", APICoding.describe(decoding))
+            // Only the GET routes take typed query parameters (and a header), and none of them takes a body.
+            guard error.request.method == .get else {
+                return .badRequest("invalid_body", APICoding.describe(decoding))
+            }
+            return .badRequest(
+                "invalid_request",
+                "a parameter of \(error.request.path.map { "\"\($0.prefix(200))\"" } ?? "the request") does not read: "
+                    + "\(queryProblem(decoding)); GET /v1/openapi.yaml lists each route's parameters"
+            )
         }
         return .badRequest(
             "invalid_request",

@@ -161,6 +161,9 @@ struct APIHandler: APIProtocol {
         let limit = try Self.limit(query.limit)
         let since = try Self.since(query.since, lastEventID: input.headers.lastEventID)
         let item = query.item
+        if let item, item < 1 {
+            throw APIFailure.badRequest("invalid_request", "item \(item) is out of range: it is an item ID, 1 or more")
+        }
         let kind = query.kind.flatMap { ReminderEvent.Kind(rawValue: $0.rawValue) }
         let matches: @Sendable (ReminderEvent) -> Bool = { event in
             (item == nil || event.itemID == item) && (kind == nil || event.kind == kind)

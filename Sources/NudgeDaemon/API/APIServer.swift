@@ -110,11 +110,21 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
         context: BasicRequestContext,
         next: (Request, BasicRequestContext) async throws -> Response
     ) async throws -> Response {
+        var body = ByteBuffer()
         do {
             try Self.checkID(in: request.uri.path)
-            return try await next(try await Self.collectingBody(request), context)
+            let request = try await Self.collectingBody(request, into: &body)
+            if body.readableBytes > 0, request.uri.path != "/v1/import" {
+                let isItemPatch = request.method == .patch && request.uri.path.hasPrefix("/v1/items/")
+                try JSONBodyCheck.refuseNulls(in: body, isItemPatch: isItemPatch)
+            }
+            return try await next(request, context)
         } catch {
-            return APIFailure.from(error).response()
+            var failure = APIFailure.from(error)
+            if failure.code == "invalid_body", failure.message == APICoding.unreadableBody {
+                failure = .badRequest("invalid_body", JSONBodyCheck.whyUnreadable(body))
+            }
+            return failure.response()
         }
     }
 
@@ -124,17 +134,17 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[1] == "v1", parts[2] == "items" || parts[2] == "lists" else { return }
         let id = parts[3]
-        guard id.first != "0", !id.isEmpty, id.allSatisfy({ ("0"..."9").contains($0) }) else {
-            throw APIFailure.badRequest("invalid_id", "\"\(id)\" is not an ID; IDs are positive whole numbers")
+        guard id.first != "0", !id.isEmpty, id.allSatisfy({ ("0"..."9").contains($0) }), Int(id) != nil else {
+            throw APIFailure.invalidID(id)
         }
     }
 
-    private static func collectingBody(_ request: Request) async throws -> Request {
+    /// Reads the whole body into `body`, and hands on the request with it.
+    private static func collectingBody(_ request: Request, into body: inout ByteBuffer) async throws -> Request {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > APILimits.maximumBodySize {
             throw APIFailure.bodyTooLarge
         }
         var request = request
-        let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: APILimits.maximumBodySize)
         } catch {
