@@ -16,7 +16,7 @@ enum SharedArguments {
         RULE is a systemd calendar expression (systemd.time(7)), the language of OnCalendar=: "Mon..Fri 09:30", \
         daily, weekly, "*-*~1 18:00" (the last day of each month), "Sat,Sun 10:00", "*-*-* 9..17:00" (hourly in \
         working hours), "Mon 09:00 Europe/Berlin". Try one with 'nudge calendar RULE'. The item is due at the \
-        rule's next occurrence; each fire schedules the one after.
+        rule's next occurrence; each fire schedules the one after. Occurrences must be at least a second apart.
         """
 
     static let policyDiscussion = """
