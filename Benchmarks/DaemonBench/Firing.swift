@@ -1,11 +1,17 @@
 import AsyncHTTPClient
 import Foundation
 import NudgeCore
+import Synchronization
 
 /// `nudge-bench firing`: how firing scales. A day of `--items` reminders (due evenly over it) on the manual clock,
 /// fired by one `POST /v1/clock {"advance": "P1D"}`, then read back from the event history: each fired once, in due
 /// order, on time. Then, on the wall clock, a burst of `--burst` reminders due in the same second, delivered to the
 /// log sink: how late the last delivery comes.
+/// Whether the clock move under measurement has been answered.
+private final class Moved: Sendable {
+    let done = Atomic<Bool>(false)
+}
+
 enum FiringBench {
     static let dayStart = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
 
@@ -38,8 +44,28 @@ enum FiringBench {
         defer { daemon.kill() }
         _ = try daemon.awaitReady()
         let api = API(http: http, socket: directory + "/nudged.sock")
-        let advanced = try await api.timed { _ = try await api.send("POST", "/v1/clock", body: #"{"advance":"P1D"}"#) }
+        // While the move goes on (over many turns of nudged's loop), how long `/v1/health` takes to answer.
+        let moved = Moved()
+        let moving = Task {
+            defer { moved.done.store(true, ordering: .releasing) }
+            return try await api.timed { _ = try await api.send("POST", "/v1/clock", body: #"{"advance":"P1D"}"#) }
+        }
+        var health: [Double] = []
+        while !moved.done.load(ordering: .acquiring) {
+            let asked = ContinuousClock.now
+            _ = try await api.send("GET", "/v1/health")
+            health.append(asked.duration(to: .now).seconds)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let advanced = try await moving.value
         let peak = daemon.peakResidentBytes()
+        health.sort()
+        say(
+            health.isEmpty
+                ? "== /v1/health during the move: the move was answered before it was asked"
+                : "== /v1/health during the move: asked \(health.count) times, p50 "
+                    + "\(format(health[health.count / 2] * 1000)) ms, max \(format((health.last ?? 0) * 1000)) ms"
+        )
         // Read back every fired event, in the order decided.
         var fired: [(itemID: Int, due: Date, at: Date, lateBy: Double)] = []
         var cursor: Int? = 0

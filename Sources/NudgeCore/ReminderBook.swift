@@ -61,14 +61,15 @@ public struct ReminderBook: Sendable {
 
     /// Call once after loading: schedules every reminder the library holds, fires late what fell due unhandled
     /// within the catch-up window and reports the older ones missed, recording both so no restart repeats them.
-    public mutating func start() -> Outcome {
+    /// Decides at most `limit` events; `advance` decides the rest (`hasDecisionDue` says there are some).
+    public mutating func start(limit: Int = .max) -> Outcome {
         let restored: SchedulerOutput
         do {
             // Lazily: at a million items, an array of them all would hold hundreds of megabytes for a moment. Scoped,
             // so the view of the lists is gone before `recordingHandled` changes them (held, it would make that
             // change copy every list).
             let items = library.lists.lazy.flatMap { list in list.items.lazy.map { (item: $0, listName: list.name) } }
-            restored = scheduler.restore(items, now: clock.now())
+            restored = scheduler.restore(items, now: clock.now(), limit: limit)
         }
         return recordingHandled(restored)
     }
@@ -79,9 +80,9 @@ public struct ReminderBook: Sendable {
         scheduler.nextDue.map { $0 <= clock.now() } == true
     }
 
-    /// The timer fired or the wall clock changed: fire what is due now.
-    public mutating func advance() -> Outcome {
-        recordingHandled(scheduler.advance(to: clock.now()))
+    /// The timer fired or the wall clock changed: fire what is due now, at most `limit` events of it.
+    public mutating func advance(limit: Int = .max) -> Outcome {
+        recordingHandled(scheduler.advance(to: clock.now(), limit: limit))
     }
 
     // MARK: Lists

@@ -53,13 +53,35 @@ final class ReminderService: Service {
 
     /// What the loop takes, in order.
     private enum Input: Sendable {
-        /// A request: reads or changes the book, and returns the commits it made, in order; or, if nudged stops
-        /// before its turn, is told so.
-        case request(apply: @Sendable (inout State) -> [Commit], refuse: @Sendable () -> Void)
+        case request(Request)
         /// The timer's instant came, or the wall clock was set.
         case wakeUp
+        /// The loop's own: what it left for a later turn goes on (`State.hasWorkLeft`).
+        case nextTurn
+        /// nudged begins to stop: a request under way or waiting is refused rather than gone on with.
+        case stopping
         /// A commit computed on generation `appliedTo` failed; `done` is resumed once the book is marked stale.
         case writeFailed(appliedTo: Int, error: any Error, done: CheckedContinuation<Void, Never>)
+    }
+
+    /// The most events one turn of the loop decides: a clock move, a batch or a catch-up that decides more goes on
+    /// in later turns, so requests that read (`/v1/health`) and a stop are never held up for long behind it.
+    static let decisionsPerTurn = 1_000
+
+    /// A request: reads or changes the book in its turn, and returns what it did; or, if nudged stops first, is told
+    /// why (`refuse`).
+    private struct Request: Sendable {
+        /// Whether it changes the book: a change waits while another is under way or decisions are still due, so
+        /// changes apply in order, each after every decision due before it; a read does not wait.
+        let changes: Bool
+        let apply: @Sendable (inout State) -> Turn
+        let refuse: @Sendable (APIFailure) -> Void
+    }
+
+    /// What one turn of a request did: its commits, in order, and the rest of it if it goes on in a later turn.
+    private struct Turn: Sendable {
+        var commits: [Commit]
+        var rest: Request? = nil
     }
 
     /// What only the loop touches.
@@ -71,6 +93,18 @@ final class ReminderService: Service {
         /// reload.
         var stale = false
         let timer: any ReminderTimer
+        /// The rest of a request applied part way (it decides more than `decisionsPerTurn` events); it goes on
+        /// before any other change.
+        var underWay: Request?
+        /// Changes that came while one was under way or decisions were due, in arrival order.
+        var waiting: [Request] = []
+        /// Whether a `nextTurn` waits in the stream already.
+        var nextTurnQueued = false
+        /// nudged is stopping: no request goes on past its first turn, and no change waits.
+        var stopping = false
+
+        /// A request under way, changes waiting, or decisions due that the last turn left: a `nextTurn` goes on.
+        var hasWorkLeft: Bool { underWay != nil || !waiting.isEmpty || book.hasDecisionDue }
 
         func commit(
             _ outcome: ReminderBook.Outcome,
@@ -83,7 +117,7 @@ final class ReminderService: Service {
         /// a reload. A commit like any other: if it fails, the next input reloads again, so a failing disk costs one
         /// attempt per input, never a loop.
         mutating func restore() -> Commit {
-            commit(book.start()) { _ in }
+            commit(book.start(limit: ReminderService.decisionsPerTurn)) { _ in }
         }
 
         /// Sets the timer as the scheduler decided, as each operation is applied: its actions are the only say in
@@ -132,15 +166,33 @@ final class ReminderService: Service {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await next in inputs {
-                    for commit in take(next, &state) {
+                    let commits = take(next, &state)
+                    // Work left for a later turn goes on once this turn's last commit is on disk: the loop never runs
+                    // ahead of the writer by more than a turn, so a long move holds a turn's worth of commits, not
+                    // all of them, and a stop waits for one turn's write.
+                    let goesOn = state.hasWorkLeft && !state.nextTurnQueued
+                    if goesOn { state.nextTurnQueued = true }
+                    for (index, commit) in commits.enumerated() {
                         let queued = submit(commit, &state)
-                        group.addTask { await self.complete(commit, queued) }
+                        let paces = goesOn && index == commits.count - 1
+                        group.addTask { [input] in
+                            await self.complete(commit, queued)
+                            if paces { input.yield(.nextTurn) }
+                        }
+                    }
+                    if goesOn && commits.isEmpty {
+                        // The stream answers at once while it holds inputs: without this, the loop would keep its
+                        // thread from turn to turn, and the tasks bringing requests in would wait.
+                        await Task.yield()
+                        input.yield(.nextTurn)
                     }
                 }
             }
         } onGracefulShutdown: { [input] in
             input.finish()
         }
+        state.underWay?.refuse(.stoppedPartWay)
+        for request in state.waiting { request.refuse(.stopping) }
         await withTaskGroup(of: Void.self) { group in
             for sink in sinks { group.addTask { await sink.finish(within: Self.sinkDrainTimeout) } }
         }
@@ -151,11 +203,17 @@ final class ReminderService: Service {
         input.finish()
         for await next in inputs {
             switch next {
-            case .request(_, let refuse): refuse()
-            case .wakeUp: break
+            case .request(let request): request.refuse(.stopping)
+            case .wakeUp, .nextTurn, .stopping: break
             case .writeFailed(_, _, let done): done.resume()
             }
         }
+    }
+
+    /// nudged begins to stop: requests applied over several turns end with the turn under way (and are answered
+    /// so), so that the server, which waits for their answers, is not held up by them.
+    func beginStopping() {
+        input.yield(.stopping)
     }
 
     /// How long a stop waits for sinks still delivering (a notification server's answer awaited); well inside systemd's
@@ -360,10 +418,8 @@ final class ReminderService: Service {
     /// carried out (delivered to the sinks' queues, published). Under the wall clock, refused.
     func moveClock(to target: @escaping @Sendable (Date) -> Date) async throws -> Date {
         let manual = try manualClock()
-        return try await perform { book in
-            var commits = CommitChunks()
-            let now = try book.moveClock(manual, to: target, into: &commits)
-            return (now, commits.outcomes)
+        return try await perform(changes: true) { book in
+            try book.moveClock(manual, to: try ReminderBook.goal(target, from: manual))
         }
     }
 
@@ -391,6 +447,16 @@ final class ReminderService: Service {
         case moveClock(to: @Sendable (Date) -> Date)
     }
 
+    typealias BatchAnswer = Result<[Components.Schemas.BatchResult], BatchRefusal>
+
+    /// How far a batch has gone: the operation at `index` is next (a clock move under way, to `goal`, if set), and
+    /// those before it answered `results`.
+    struct BatchPosition: Sendable {
+        var index = 0
+        var results: [Components.Schemas.BatchResult] = []
+        var goal: Date?
+    }
+
     /// The operation of a batch that was refused, at `index`; `applied`: what those before it answered, once durable
     /// (none, when the batch was refused as it was read).
     struct BatchRefusal: Error {
@@ -399,27 +465,15 @@ final class ReminderService: Service {
         var applied: [Components.Schemas.BatchResult] = []
     }
 
-    /// Applies a batch's operations in order in one turn of the loop, nothing else between them, their changes
-    /// saved in commits of about `CommitChunks.size` changes and events; answers once all are durable and carried
-    /// out. The first operation refused stops the batch: those before it are kept, and the answer, once they are
-    /// durable, is a `BatchRefusal`.
+    /// Applies a batch's operations in order, no other change between them, their changes saved in commits of about
+    /// `CommitChunks.size` changes and events; answers once all are durable and carried out. A clock move that
+    /// decides more than `decisionsPerTurn` events goes on in later turns, where reads are answered meanwhile. The
+    /// first operation refused stops the batch: those before it are kept, and the answer, once they are durable, is a
+    /// `BatchRefusal`.
     func runBatch(_ steps: [BatchStep]) async throws -> [Components.Schemas.BatchResult] {
         let manual = try batchClock(steps)
-        typealias Answer = Result<[Components.Schemas.BatchResult], BatchRefusal>
-        return try await perform { (book: inout ReminderBook) -> (Answer, [ReminderBook.Outcome]) in
-            var commits = CommitChunks()
-            var results: [Components.Schemas.BatchResult] = []
-            results.reserveCapacity(steps.count)
-            for (index, step) in steps.enumerated() {
-                // As before each request: what fell due on the wall clock meanwhile is decided before the next step.
-                if book.hasDecisionDue { commits.append(book.advance()) }
-                do {
-                    results.append(try book.apply(step, manualClock: manual, into: &commits))
-                } catch {
-                    return (.failure(BatchRefusal(index: index, error: error, applied: results)), commits.outcomes)
-                }
-            }
-            return (.success(results), commits.outcomes)
+        return try await perform(changes: true) { book in
+            book.runBatch(steps, from: BatchPosition(), manualClock: manual)
         }.get()
     }
 
@@ -437,11 +491,22 @@ final class ReminderService: Service {
 
     // MARK: The loop
 
-    /// Reads the book in the loop's turn, after every change that arrived before.
+    /// What a turn of an operation came to: its answer, or the rest of it, for a later turn.
+    enum Progress<Value: Sendable>: Sendable {
+        case done(Value)
+        case goesOn(Staged<Value>)
+    }
+
+    /// A turn of an operation on the book: how far it came, and its outcomes, to commit in order.
+    typealias Staged<Value: Sendable> =
+        @Sendable (inout ReminderBook) throws -> (Progress<Value>, [ReminderBook.Outcome])
+
+    /// Reads the book in the loop's turn, after every change that arrived before (one still under way: as far as
+    /// it has gone).
     private func read<Value: Sendable>(
         _ body: @escaping @Sendable (ReminderBook) throws -> Value
     ) async throws -> Value {
-        try await perform { book in (try body(book), ReminderBook.Outcome()) }
+        try await perform(changes: false) { book in (.done(try body(book)), []) }
     }
 
     /// Applies `operation` to the book in the loop's turn, and answers once its changes are durable and carried
@@ -449,51 +514,91 @@ final class ReminderService: Service {
     private func perform<Value: Sendable>(
         _ operation: @escaping @Sendable (inout ReminderBook) throws -> (Value, ReminderBook.Outcome)
     ) async throws -> Value {
-        try await perform { book in
+        try await perform(changes: true) { book in
             let (value, outcome) = try operation(&book)
-            return (value, [outcome])
+            return (.done(value), [outcome])
         }
     }
 
-    /// `perform` for an operation made of steps, each committed on its own, in order; the answer comes once the last
-    /// of them is durable and carried out (commits complete in the order they were submitted).
+    /// `perform` for an operation made of steps, each committed on its own, in order, and maybe of turns (a clock
+    /// move, a batch): the answer comes once the last of them is durable and carried out (commits complete in the
+    /// order they were submitted). Only its first turn may refuse it.
     private func perform<Value: Sendable>(
-        _ operation: @escaping @Sendable (inout ReminderBook) throws -> (Value, [ReminderBook.Outcome])
+        changes: Bool,
+        _ operation: @escaping Staged<Value>
     ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            let request: @Sendable (inout State) -> [Commit] = { state in
-                do {
-                    let (value, outcomes) = try operation(&state.book)
-                    let steps = outcomes.filter { !$0.isEmpty }
-                    guard let last = steps.last else {
-                        continuation.resume(returning: value)
-                        return []
+            @Sendable func request(_ operation: @escaping Staged<Value>) -> Request {
+                Request(changes: changes) { state in
+                    do {
+                        let (progress, outcomes) = try operation(&state.book)
+                        let steps = outcomes.filter { !$0.isEmpty }
+                        switch progress {
+                        case .goesOn(let rest):
+                            return Turn(commits: steps.map { state.commit($0) { _ in } }, rest: request(rest))
+                        case .done(let value):
+                            guard let last = steps.last else {
+                                continuation.resume(returning: value)
+                                return Turn(commits: [])
+                            }
+                            return Turn(
+                                commits: steps.dropLast().map { state.commit($0) { _ in } }
+                                    + [state.commit(last) { continuation.resume(with: $0.map { value }) }]
+                            )
+                        }
+                    } catch {
+                        continuation.resume(throwing: error)
+                        return Turn(commits: [])
                     }
-                    return steps.dropLast().map { state.commit($0) { _ in } }
-                        + [state.commit(last) { continuation.resume(with: $0.map { value }) }]
-                } catch {
-                    continuation.resume(throwing: error)
-                    return []
+                } refuse: {
+                    continuation.resume(throwing: $0)
                 }
             }
-            let refuse: @Sendable () -> Void = { continuation.resume(throwing: APIFailure.stopping) }
-            if case .terminated = input.yield(.request(apply: request, refuse: refuse)) { refuse() }
+            let first = request(operation)
+            if case .terminated = input.yield(.request(first)) { first.refuse(.stopping) }
         }
     }
 
     /// Applies one input; what it returns is committed outside the loop, in order.
     private func take(_ next: Input, _ state: inout State) -> [Commit] {
         switch next {
-        case .request(let apply, _):
-            let restore = reloadIfStale(&state)
+        case .request(let request):
             // Decisions are made in time order: what fell due before the request came is decided before it, even
             // if the timer's wake-up waits behind it in the stream. Else an edit made just after a due instant would
-            // replace a reminder (or warning) that never fired.
-            return restore + (state.book.hasDecisionDue ? [advance(&state)] : []) + apply(&state)
+            // replace a reminder (or warning) that never fired. If more fell due than a turn decides, a change waits
+            // for the rest, as it waits behind one under way.
+            var commits = reloadIfStale(&state) + (state.book.hasDecisionDue ? [advance(&state)] : [])
+            if request.changes, state.underWay != nil || !state.waiting.isEmpty || state.book.hasDecisionDue {
+                if state.stopping { request.refuse(.stopping) } else { state.waiting.append(request) }
+            } else {
+                commits += apply(request, &state)
+            }
+            return commits
         case .wakeUp:
             wakeUpQueued.store(false, ordering: .releasing)
             let restore = reloadIfStale(&state)
             return restore + [advance(&state)]
+        case .stopping:
+            state.stopping = true
+            state.underWay?.refuse(.stoppedPartWay)
+            state.underWay = nil
+            for request in state.waiting { request.refuse(.stopping) }
+            state.waiting = []
+            return []
+        case .nextTurn:
+            state.nextTurnQueued = false
+            var commits = reloadIfStale(&state)
+            if let underWay = state.underWay {
+                state.underWay = nil
+                commits += apply(underWay, &state)
+            } else if state.book.hasDecisionDue {
+                commits.append(advance(&state))
+            } else {
+                while state.underWay == nil, !state.waiting.isEmpty {
+                    commits += apply(state.waiting.removeFirst(), &state)
+                }
+            }
+            return commits
         case .writeFailed(let appliedTo, let error, let done):
             defer { done.resume() }
             // Of the commits computed on one generation, only the first to fail counts: the others failed with it.
@@ -505,9 +610,19 @@ final class ReminderService: Service {
         }
     }
 
-    /// Fires what is due now, as a commit of its own.
+    /// Applies a request's turn; what is left of it goes on in a later one. (Only a change can leave a rest, and a
+    /// change is applied only when none is under way; a read may come in between.)
+    private func apply(_ request: Request, _ state: inout State) -> [Commit] {
+        let turn = request.apply(&state)
+        if let rest = turn.rest {
+            if state.stopping { rest.refuse(.stoppedPartWay) } else { state.underWay = rest }
+        }
+        return turn.commits
+    }
+
+    /// Fires what is due now, as a commit of its own: a turn's worth of it.
     private func advance(_ state: inout State) -> Commit {
-        state.commit(state.book.advance()) { [logger] result in
+        state.commit(state.book.advance(limit: Self.decisionsPerTurn)) { [logger] result in
             if case .failure(let error) = result { logger.error("could not record fired reminders: \(error)") }
         }
     }
@@ -518,6 +633,9 @@ final class ReminderService: Service {
     private func reloadIfStale(_ state: inout State) -> [Commit] {
         guard state.stale else { return [] }
         state.stale = false
+        // What it applied may be lost with the book; its answer must not say it was all saved.
+        state.underWay?.refuse(.failedPartWay)
+        state.underWay = nil
         state.generation += 1
         // The old book goes first, so the new copy of the library is not made beside it and the store's.
         state.book = ReminderBook(library: ChecklistLibrary(), clock: clock)
@@ -628,12 +746,8 @@ extension ReminderBook {
         return (try wireItem(itemID), outcome)
     }
 
-    /// Sets `manual` to each due instant up to `target`'s, deciding there, in due order; returns where it stopped.
-    fileprivate mutating func moveClock(
-        _ manual: ManualWallClock,
-        to target: (Date) -> Date,
-        into commits: inout CommitChunks
-    ) throws(APIFailure) -> Date {
+    /// Where a clock move goes: `target` from where the clock is now, if nudge can say that instant.
+    fileprivate static func goal(_ target: (Date) -> Date, from manual: ManualWallClock) throws(APIFailure) -> Date {
         let goal = target(manual.now())
         guard goal <= InstantFormat.range.upperBound else {
             throw .badRequest(
@@ -642,19 +756,83 @@ extension ReminderBook {
                     + "nudge can say; move it less far"
             )
         }
-        while let due = scheduler.nextDue, due <= goal {
-            manual.set(max(due, manual.now()))
-            commits.append(advance())
-        }
-        manual.set(goal)
-        commits.append(advance())
         return goal
     }
 
-    /// One operation of a batch; `manualClock` is nil only when the batch does not move it.
-    fileprivate mutating func apply(
+    /// A turn of a clock move to `goal`: its outcomes, and the rest of the move if there is more than a turn's worth.
+    fileprivate mutating func moveClock(_ manual: ManualWallClock, to goal: Date) -> (
+        ReminderService.Progress<Date>, [Outcome]
+    ) {
+        var commits = CommitChunks()
+        var budget = ReminderService.decisionsPerTurn
+        guard moveClock(manual, toward: goal, budget: &budget, into: &commits) else {
+            return (.goesOn { book in book.moveClock(manual, to: goal) }, commits.outcomes)
+        }
+        return (.done(goal), commits.outcomes)
+    }
+
+    /// Sets `manual` to each due instant up to `goal`, deciding there, in due order, until `budget` events are
+    /// decided; whether it reached `goal`.
+    private mutating func moveClock(
+        _ manual: ManualWallClock,
+        toward goal: Date,
+        budget: inout Int,
+        into commits: inout CommitChunks
+    ) -> Bool {
+        while let due = scheduler.nextDue, due <= goal {
+            guard budget > 0 else { return false }
+            manual.set(max(due, manual.now()))
+            let outcome = advance(limit: budget)
+            budget -= outcome.events.count
+            commits.append(outcome)
+        }
+        manual.set(goal)
+        commits.append(advance())
+        return true
+    }
+
+    /// A turn of a batch from `position`: the operations applied, up to the end, the first refused, or a clock move
+    /// with more than the turn's budget to decide, which goes on in the next turn.
+    fileprivate mutating func runBatch(
+        _ steps: [ReminderService.BatchStep],
+        from position: ReminderService.BatchPosition,
+        manualClock: ManualWallClock?
+    ) -> (ReminderService.Progress<ReminderService.BatchAnswer>, [Outcome]) {
+        var commits = CommitChunks()
+        var budget = ReminderService.decisionsPerTurn
+        var results = position.results
+        for index in position.index..<steps.count {
+            // As before each request: what fell due on the wall clock meanwhile is decided before the next step.
+            if hasDecisionDue { commits.append(advance()) }
+            do {
+                switch steps[index] {
+                case .moveClock(let target):
+                    guard let manualClock else {
+                        preconditionFailure("runBatch refuses a clock move under the wall clock")
+                    }
+                    let goal = try position.goal ?? Self.goal(target, from: manualClock)
+                    guard moveClock(manualClock, toward: goal, budget: &budget, into: &commits) else {
+                        let rest = ReminderService.BatchPosition(index: index, results: results, goal: goal)
+                        return (
+                            .goesOn { book in book.runBatch(steps, from: rest, manualClock: manualClock) },
+                            commits.outcomes
+                        )
+                    }
+                    results.append(.init(op: .clock, clock: .init(now: Instant(goal), mode: .manual)))
+                case let step:
+                    results.append(try apply(step, into: &commits))
+                }
+            } catch {
+                let refusal = ReminderService.BatchRefusal(index: index, error: error, applied: results)
+                return (.done(.failure(refusal)), commits.outcomes)
+            }
+        }
+        return (.done(.success(results)), commits.outcomes)
+    }
+
+    /// One operation of a batch but a clock move.
+    private mutating func apply(
         _ step: ReminderService.BatchStep,
-        manualClock: ManualWallClock?,
         into commits: inout CommitChunks
     ) throws -> Components.Schemas.BatchResult {
         switch step {
@@ -673,10 +851,8 @@ extension ReminderBook {
         case .remove(let itemID):
             commits.append(try removeItem(itemID: itemID))
             return .init(op: .remove)
-        case .moveClock(let target):
-            guard let manualClock else { preconditionFailure("runBatch refuses a clock move under the wall clock") }
-            let now = try moveClock(manualClock, to: target, into: &commits)
-            return .init(op: .clock, clock: .init(now: Instant(now), mode: .manual))
+        case .moveClock:
+            preconditionFailure("runBatch moves the clock itself, a turn at a time")
         }
     }
 

@@ -153,7 +153,8 @@ final class QueuedCommit: Sendable {
         self.onDurable = onDurable
     }
 
-    /// Returns once the changes are on disk; throws why they are not.
+    /// Returns once the changes are on disk; throws why they are not. One task awaits it (the service's `complete`):
+    /// a second waiter would take the first one's place, and the first would wait for ever.
     func durable() async throws {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             let result = state.withLock { state in

@@ -147,6 +147,70 @@ final class Flag: Sendable {
         #expect(body.range(of: "event: gap")!.lowerBound < body.range(of: "id: 21\n")!.lowerBound)
     }
 
+    /// A clock move or a batch that decides more events than one turn of nudged's loop may (10,000) goes on over
+    /// several turns, answering reads meanwhile (`scripts/bench firing` prints how fast `/v1/health` answers during
+    /// one): here 25,000 reminders, each fired once, in due order, on time, and the answer comes once all are. A
+    /// change in the same batch after the move applies after all of it.
+    @Test func aClockMoveOfManyTurnsFiresEveryReminderOnceInOrderAndAnswersAtItsEnd() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
+        defer { daemon.stop() }
+        let count = 25_000
+        /// `count` reminders due a tenth of a second apart from `first`, added in batches of 10,000.
+        func addReminders(from first: Date) async throws {
+            for chunk in stride(from: 0, to: count, by: 10_000) {
+                let operations = (chunk..<min(chunk + 10_000, count)).map { index in
+                    let due = (first + Double(index) / 10).formatted(
+                        Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+                    )
+                    return #"{"op": "add", "item": {"text": "r\#(index)", "dueDate": "\#(due)"}}"#
+                }
+                let body = #"{"operations": ["# + operations.joined(separator: ",") + "]}"
+                let added = try await sandbox.curl("POST", "/v1/batch", body: body)
+                try #require(added.status == 200, "\(added.status): \(added.body.prefix(300))")
+            }
+        }
+        /// Every fired event in the history after `since`, read a page at a time.
+        func fired(since: Int) async throws -> [[String: Any]] {
+            var events: [[String: Any]] = []
+            var next: Int? = since
+            while let after = next {
+                let page = try await sandbox.curl(
+                    "GET",
+                    "/v1/events?follow=false&kind=fired&limit=10000&since=\(after)"
+                )
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body.utf8)) as? [String: Any])
+                events += json["events"] as? [[String: Any]] ?? []
+                next = json["next"] as? Int
+            }
+            return events
+        }
+
+        try await addReminders(from: Self.start + 1)
+        let moved = try await sandbox.curl("POST", "/v1/clock", body: #"{"advance": "PT2H"}"#)
+        #expect(moved.status == 200 && moved.body.contains("2027-01-01T02:00:00.000Z"), "\(moved)")
+        let first = try await fired(since: 0)
+        #expect(first.count == count)
+        #expect(first.map { $0["itemID"] as? Int ?? 0 } == Array(1...count), "each once, in due order")
+        #expect(first.allSatisfy { $0["lateBy"] as? Double == 0 })
+
+        try await addReminders(from: Self.start + 7201)
+        let latest = try #require(first.last?["id"] as? Int)
+        let batch = try await sandbox.curl(
+            "POST",
+            "/v1/batch",
+            body: #"{"operations": [{"op": "clock", "move": {"advance": "PT2H"}}, "#
+                + #"{"op": "add", "item": {"text": "after the move"}}]}"#
+        )
+        #expect(batch.status == 200, "\(batch.status): \(batch.body.prefix(300))")
+        #expect(batch.body.contains(#""createdAt":"2027-01-01T04:00:00.000Z""#), "\(batch.body.prefix(600))")
+        let second = try await fired(since: latest)
+        #expect(second.map { $0["itemID"] as? Int ?? 0 } == Array((count + 1)...(2 * count)))
+        let health = try await sandbox.curl("GET", "/v1/health")
+        #expect(health.body.contains(#""pending":0"#), "\(health.body)")
+    }
+
     /// A batch stops at its first refused operation: the answer names it, and what came before it is saved (it is
     /// there after a restart), what came after it is not.
     @Test func aBatchStopsAtItsFirstRefusedOperationAndKeepsThoseBeforeIt() async throws {

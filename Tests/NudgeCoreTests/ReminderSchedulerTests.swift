@@ -36,6 +36,32 @@ private func kinds(_ output: SchedulerOutput) -> [ReminderEvent.Kind] { output.e
         #expect(scheduler.pendingReminder(for: 1)?.due == t0 + 60)
     }
 
+    /// A backlog is decided a part at a time: each call at most `limit` events, what is left still due, and the
+    /// parts together the same decisions in the same order as one call without a limit.
+    @Test func aLimitedAdvanceDecidesTheBacklogInPartsInTheSameOrder() {
+        let items = (1...25).map { item($0, due: Double(($0 * 7) % 10)) }
+        var whole = ReminderScheduler()
+        var parts = ReminderScheduler()
+        for item in items {
+            _ = whole.itemChanged(item, listName: "List", now: t0 - 1)
+            _ = parts.itemChanged(item, listName: "List", now: t0 - 1)
+        }
+        let all = whole.advance(to: t0 + 100).events
+        var decided: [ReminderEvent] = []
+        var calls = 0
+        while let next = parts.nextDue, next <= t0 + 100 {
+            let part = parts.advance(to: t0 + 100, limit: 10)
+            #expect(part.events.count <= 10)
+            #expect(part.actions.last == parts.nextDue.map { .armTimer(at: $0) } ?? .disarmTimer)
+            decided += part.events
+            calls += 1
+        }
+        #expect(calls == 3)
+        #expect(decided.map(\.itemID) == all.map(\.itemID))
+        #expect(decided.map(\.kind) == all.map(\.kind))
+        #expect(all.count == 25)
+    }
+
     @Test func editMovesTheReminderAndTheOldInstantNeverFires() {
         var scheduler = ReminderScheduler()
         _ = scheduler.itemChanged(item(1, due: 2), listName: "List", now: t0)

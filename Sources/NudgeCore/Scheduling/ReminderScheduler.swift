@@ -150,11 +150,14 @@ public struct ReminderScheduler: Sendable {
     /// The time is now `now` (the timer fired, or the wall clock jumped): everything due fires, in due order and
     /// then by item ID. A reminder already older than the catch-up window is reported missed instead.
     ///
+    /// At most `limit` events are decided (give or take the last decision's): what is left stays due (`nextDue` is
+    /// at or before `now`) for the next call, so a backlog of a million is decided a part at a time.
+    ///
     /// Calling this consumes the holder's timer, so the output always says how to re-arm it.
-    public mutating func advance(to now: Date) -> SchedulerOutput {
+    public mutating func advance(to now: Date, limit: Int = .max) -> SchedulerOutput {
         timer = .unknown
         var output = SchedulerOutput()
-        while queue.min.map({ $0.due <= now }) == true, let head = queue.popMin() {
+        while output.events.count < limit, queue.min.map({ $0.due <= now }) == true, let head = queue.popMin() {
             guard let entry = pending[head.itemID], entry.sequence == head.sequence else { continue }
             pending[head.itemID] = nil
             var reminder = entry.reminder
@@ -186,7 +189,8 @@ public struct ReminderScheduler: Sendable {
     /// that want no reminder produce no events.
     public mutating func restore(
         _ items: some Collection<(item: ChecklistItem, listName: String)>,
-        now: Date
+        now: Date,
+        limit: Int = .max
     ) -> SchedulerOutput {
         let restores = { (item: ChecklistItem) in
             item.wantsReminder(at: now) || item.overdueInstant(at: now) != nil
@@ -203,7 +207,7 @@ public struct ReminderScheduler: Sendable {
             // (`warnedThrough`) was sent, missed or passed over. Only those after both can still be due.
             enqueue(reminder(for: item, listName: listName, due: due, warningsAfter: item.updatedAt))
         }
-        return advance(to: now)
+        return advance(to: now, limit: limit)
     }
 
     // MARK: Private

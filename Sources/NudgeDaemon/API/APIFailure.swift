@@ -85,6 +85,22 @@ struct APIFailure: Error {
         message: "nudged is stopping; send the request again once it runs"
     )
 
+    /// A request that had applied part of itself (a clock move or batch over several turns) when nudged began to stop.
+    static let stoppedPartWay = APIFailure(
+        status: .serviceUnavailable,
+        code: "stopping",
+        message: "nudged stopped part way through this request: what it applied before is saved (read it back); send "
+            + "the rest again once nudged runs"
+    )
+
+    /// A request that had applied part of itself over several turns when saving failed.
+    static let failedPartWay = APIFailure(
+        status: .internalServerError,
+        code: "outcome_unknown",
+        message: "saving failed part way through this request (the log says why); what of it was saved is kept: read "
+            + "it back"
+    )
+
     /// Maps whatever a request raised to the status and code a client should see.
     static func from(_ error: any Error) -> APIFailure {
         switch error {

@@ -71,7 +71,7 @@ enum APIServer {
             }
             await onServerRunning()
         }
-        return ServerEndingEventStreams(server: server, events: service.events)
+        return ServerEndingEventStreams(server: server, service: service)
     }
 
     /// The routes of docs/openapi.yaml, generated, over the service.
@@ -87,16 +87,18 @@ enum APIServer {
 }
 
 /// The server, ending the event streams as its graceful shutdown begins: it waits for every response to end before
-/// it returns, and a watcher's stream would never end by itself.
+/// it returns, and a watcher's stream would never end by itself. A request the service applies over several turns
+/// (a long clock move) would hold it up as long, so the service stops going on with those then too.
 private struct ServerEndingEventStreams: Service {
     let server: any Service
-    let events: EventHub
+    let service: ReminderService
 
     func run() async throws {
         try await withGracefulShutdownHandler {
             try await server.run()
         } onGracefulShutdown: {
-            events.finish()
+            service.events.finish()
+            service.beginStopping()
         }
     }
 }
