@@ -147,6 +147,56 @@ final class Flag: Sendable {
         #expect(body.range(of: "event: gap")!.lowerBound < body.range(of: "id: 21\n")!.lowerBound)
     }
 
+    /// `count` reminders due a tenth of a second apart from `first`, added in batches of 10,000.
+    static func addReminders(_ count: Int, from first: Date, _ sandbox: Sandbox) async throws {
+        for chunk in stride(from: 0, to: count, by: 10_000) {
+            let operations = (chunk..<min(chunk + 10_000, count)).map { index in
+                let due = (first + Double(index) / 10).formatted(
+                    Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+                )
+                return #"{"op": "add", "item": {"text": "r\#(index)", "dueDate": "\#(due)"}}"#
+            }
+            let body = #"{"operations": ["# + operations.joined(separator: ",") + "]}"
+            let added = try await sandbox.curl("POST", "/v1/batch", body: body)
+            try #require(added.status == 200, "\(added.status): \(added.body.prefix(300))")
+        }
+    }
+
+    /// Every fired event in the history after `since`, read a page at a time.
+    static func fired(since: Int, _ sandbox: Sandbox) async throws -> [[String: Any]] {
+        var events: [[String: Any]] = []
+        var next: Int? = since
+        while let after = next {
+            let page = try await sandbox.curl("GET", "/v1/events?follow=false&kind=fired&limit=10000&since=\(after)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body.utf8)) as? [String: Any])
+            events += json["events"] as? [[String: Any]] ?? []
+            next = json["next"] as? Int
+        }
+        return events
+    }
+
+    /// What fell due while nudged was down is decided at start a turn (1,000 events) at a time: 25,000 reminders
+    /// fire once each, late, in due order, and a change sent meanwhile applies after them.
+    @Test func aCatchUpOfManyTurnsFiresEveryReminderOnceInOrder() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let count = 25_000
+        do {
+            let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
+            defer { daemon.stop() }
+            try await Self.addReminders(count, from: Self.start + 1, sandbox)
+        }
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start + 7200))
+        defer { daemon.stop() }
+        let added = try await sandbox.curl("POST", "/v1/items", body: #"{"text": "after the catch-up"}"#)
+        #expect(added.status == 201 && added.body.contains(#""itemID":25001"#), "\(added)")
+        let fired = try await Self.fired(since: 0, sandbox)
+        #expect(fired.map { $0["itemID"] as? Int ?? 0 } == Array(1...count), "each once, in due order")
+        #expect(fired.allSatisfy { ($0["lateBy"] as? Double ?? 0) > 0 })
+        let health = try await sandbox.curl("GET", "/v1/health")
+        #expect(health.body.contains(#""pending":0"#), "\(health.body)")
+    }
+
     /// A clock move or a batch that decides more events than one turn of nudged's loop may (10,000) goes on over
     /// several turns, answering reads meanwhile (`scripts/bench firing` prints how fast `/v1/health` answers during
     /// one): here 25,000 reminders, each fired once, in due order, on time, and the answer comes once all are. A
@@ -157,35 +207,10 @@ final class Flag: Sendable {
         let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
         defer { daemon.stop() }
         let count = 25_000
-        /// `count` reminders due a tenth of a second apart from `first`, added in batches of 10,000.
         func addReminders(from first: Date) async throws {
-            for chunk in stride(from: 0, to: count, by: 10_000) {
-                let operations = (chunk..<min(chunk + 10_000, count)).map { index in
-                    let due = (first + Double(index) / 10).formatted(
-                        Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-                    )
-                    return #"{"op": "add", "item": {"text": "r\#(index)", "dueDate": "\#(due)"}}"#
-                }
-                let body = #"{"operations": ["# + operations.joined(separator: ",") + "]}"
-                let added = try await sandbox.curl("POST", "/v1/batch", body: body)
-                try #require(added.status == 200, "\(added.status): \(added.body.prefix(300))")
-            }
+            try await Self.addReminders(count, from: first, sandbox)
         }
-        /// Every fired event in the history after `since`, read a page at a time.
-        func fired(since: Int) async throws -> [[String: Any]] {
-            var events: [[String: Any]] = []
-            var next: Int? = since
-            while let after = next {
-                let page = try await sandbox.curl(
-                    "GET",
-                    "/v1/events?follow=false&kind=fired&limit=10000&since=\(after)"
-                )
-                let json = try #require(try JSONSerialization.jsonObject(with: Data(page.body.utf8)) as? [String: Any])
-                events += json["events"] as? [[String: Any]] ?? []
-                next = json["next"] as? Int
-            }
-            return events
-        }
+        func fired(since: Int) async throws -> [[String: Any]] { try await Self.fired(since: since, sandbox) }
 
         try await addReminders(from: Self.start + 1)
         let moved = try await sandbox.curl("POST", "/v1/clock", body: #"{"advance": "PT2H"}"#)
