@@ -269,11 +269,13 @@ final class ReminderService: Service {
         try await read { book in
             var cursor: (due: Date, itemID: Int)?
             if after > 0 {
+                // A well-formed request about a reminder that is not there: 404, as for an item that is not.
                 guard let due = afterDue ?? book.scheduler.pendingReminder(for: after)?.due else {
-                    throw APIFailure.badRequest(
-                        "invalid_request",
-                        "item \(after) has no pending reminder to start the page after; pass afterDue too, as the "
-                            + "previous page's nextDue gave it"
+                    throw APIFailure(
+                        status: .notFound,
+                        code: "no_pending_reminder",
+                        message: "item \(after) has no pending reminder to start the page after; pass afterDue too, as "
+                            + "the previous page's nextDue gave it"
                     )
                 }
                 cursor = (due, after)

@@ -170,7 +170,7 @@ import Testing
             ("/v1/events?follow=false&since=\(largest)", 200), ("/v1/events?follow=false&since=\(largest - 1)", 200),
             ("/v1/events?follow=false&item=\(largest)", 200), ("/v1/items/\(largest)", 404),
             // No item has that ID, so it names no pending reminder to start after.
-            ("/v1/pending?after=\(largest)", 400),
+            ("/v1/pending?after=\(largest)", 404),
         ] {
             let response = try await sandbox.curl("GET", path)
             #expect(response.status == status, "\(path): \(response)")

@@ -236,7 +236,10 @@ struct APIHandler: APIProtocol {
             return since
         }
         guard let lastEventID else { return nil }
-        guard let id = Int(lastEventID.trimmingCharacters(in: .whitespaces)), id >= 0 else {
+        // As the document's pattern says: 1 to 18 digits, nothing else (no sign, no spaces).
+        guard (1...18).contains(lastEventID.utf8.count), lastEventID.utf8.allSatisfy({ (48...57).contains($0) }),
+            let id = Int(lastEventID)
+        else {
             throw APIFailure.badRequest(
                 "invalid_request",
                 "Last-Event-ID \"\(lastEventID.prefix(40))\" is not an event ID; send the id: of the last event seen"
