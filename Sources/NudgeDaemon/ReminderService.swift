@@ -12,8 +12,9 @@ import Synchronization
 /// withdrawals, events and a re-armed timer.
 ///
 /// A loop over one stream of inputs, run in the service group. Only the loop holds the book: it applies each input
-/// in arrival order, at once, hands its changes to the writer in that order, and sets the timer as the scheduler
-/// decided. A change is carried out (sinks, events) and answered only once it is durable, in the order it was
+/// in arrival order, hands its changes to the writer in that order, and sets the timer as the scheduler decided. A
+/// turn decides a bounded number of events (`decisionsPerTurn`): a longer clock move, batch or catch-up goes on in
+/// later turns, reads are answered between them, and changes wait for it, in order. A change is carried out (sinks, events) and answered only once it is durable, in the order it was
 /// applied; the loop does not wait for that itself, so changes that arrive during a write go to disk together in
 /// the next one (group commit). If a write fails, the book is stale: before the next input uses it, the loop reloads
 /// it from what the store holds. Nothing is acknowledged that is not on disk, and nothing is read that is not.
@@ -64,8 +65,9 @@ final class ReminderService: Service {
         case writeFailed(appliedTo: Int, error: any Error, done: CheckedContinuation<Void, Never>)
     }
 
-    /// The most events one turn of the loop decides: a clock move, a batch or a catch-up that decides more goes on
-    /// in later turns, so requests that read (`/v1/health`) and a stop are never held up for long behind it.
+    /// About the most events one turn of the loop decides (it ends once it has decided this many; the decision or
+    /// change that crosses the bound completes): a clock move, a batch or a catch-up that decides more goes on in
+    /// later turns, so requests that read (`/v1/health`) and a stop are never held up for long behind it.
     static let decisionsPerTurn = 1_000
 
     /// A request: reads or changes the book in its turn, and returns what it did; or, if nudged stops first, is told
@@ -113,11 +115,12 @@ final class ReminderService: Service {
             Commit(outcome: outcome, generation: generation, answer: answer)
         }
 
-        /// Schedules what the book holds, fires late or reports missed what fell due unhandled: at start, and after
-        /// a reload. A commit like any other: if it fails, the next input reloads again, so a failing disk costs one
-        /// attempt per input, never a loop.
-        mutating func restore() -> Commit {
-            commit(book.start(limit: ReminderService.decisionsPerTurn)) { _ in }
+        /// Schedules what the book holds, fires late or reports missed what fell due unhandled, at most `limit`
+        /// events of it: at start a turn's worth (the rest goes on in later turns), and after a reload all of it, so
+        /// that nothing is left due to wake the loop again. A commit like any other: if it fails, the next input
+        /// reloads again, so a failing disk costs one attempt per input, never a loop.
+        mutating func restore(limit: Int) -> Commit {
+            commit(book.start(limit: limit)) { _ in }
         }
 
         /// Sets the timer as the scheduler decided, as each operation is applied: its actions are the only say in
@@ -161,7 +164,12 @@ final class ReminderService: Service {
         defer { timer.stop() }
         var state = State(book: newBook(), timer: timer)
         // Before the first request, which waits in the stream: a store that cannot record this stops nudged.
-        try await submit(state.restore(), &state).durable()
+        try await submit(state.restore(limit: Self.decisionsPerTurn), &state).durable()
+        // A catch-up longer than a turn goes on by itself: under the manual clock no timer would wake for it.
+        if state.hasWorkLeft {
+            state.nextTurnQueued = true
+            input.yield(.nextTurn)
+        }
 
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -176,8 +184,8 @@ final class ReminderService: Service {
                         let queued = submit(commit, &state)
                         let paces = goesOn && index == commits.count - 1
                         group.addTask { [input] in
-                            await self.complete(commit, queued)
-                            if paces { input.yield(.nextTurn) }
+                            // After a failed write, the next input from outside goes on (`writeFailed`).
+                            if await self.complete(commit, queued), paces { input.yield(.nextTurn) }
                         }
                     }
                     if goesOn && commits.isEmpty {
@@ -503,8 +511,8 @@ final class ReminderService: Service {
     typealias Staged<Value: Sendable> =
         @Sendable (inout ReminderBook) throws -> (Progress<Value>, [ReminderBook.Outcome])
 
-    /// Reads the book in the loop's turn, after every change that arrived before (one still under way: as far as
-    /// it has gone).
+    /// Reads the book in the loop's turn, after every change applied before it; a change still waiting is not in it
+    /// yet, and one under way (a long clock move) as far as it has gone.
     private func read<Value: Sendable>(
         _ body: @escaping @Sendable (ReminderBook) throws -> Value
     ) async throws -> Value {
@@ -596,13 +604,22 @@ final class ReminderService: Service {
             } else if state.book.hasDecisionDue {
                 commits.append(advance(&state))
             } else {
-                while state.underWay == nil, !state.waiting.isEmpty {
-                    commits += apply(state.waiting.removeFirst(), &state)
+                // In arrival order, each after what fell due before it, until one goes on in later turns or the
+                // turn has decided its share.
+                var decided = 0
+                while state.underWay == nil, !state.book.hasDecisionDue, decided < Self.decisionsPerTurn,
+                    !state.waiting.isEmpty
+                {
+                    let applied = apply(state.waiting.removeFirst(), &state)
+                    decided += applied.reduce(0) { $0 + $1.outcome.events.count }
+                    commits += applied
                 }
             }
             return commits
         case .writeFailed(let appliedTo, let error, let done):
             defer { done.resume() }
+            // The turn that paced on this write will not put its `nextTurn` in the stream: the next input will.
+            state.nextTurnQueued = false
             // Of the commits computed on one generation, only the first to fail counts: the others failed with it.
             if appliedTo == state.generation && !state.stale {
                 logger.error("saving failed (\(error)); the last saved state is reloaded before the next request")
@@ -643,7 +660,7 @@ final class ReminderService: Service {
         state.book = ReminderBook(library: ChecklistLibrary(), clock: clock)
         state.book = newBook()
         writer.resynchronized(generation: state.generation)
-        return [state.restore()]
+        return [state.restore(limit: .max)]
     }
 
     /// Hands an applied operation's changes to the writer, behind those applied before it, and sets the timer.
@@ -669,16 +686,20 @@ final class ReminderService: Service {
 
     /// Waits until a commit is durable (the writer carries it out then), and answers; if it failed, has the loop
     /// mark the book stale first, so the asker's next request is read against what is durable.
-    private func complete(_ commit: Commit, _ queued: QueuedCommit) async {
+    /// Whether it became durable.
+    @discardableResult
+    private func complete(_ commit: Commit, _ queued: QueuedCommit) async -> Bool {
         do {
             try await queued.durable()
             commit.answer(.success(()))
+            return true
         } catch {
             await withCheckedContinuation { done in
                 let failed = Input.writeFailed(appliedTo: commit.generation, error: error, done: done)
                 if case .terminated = input.yield(failed) { done.resume() }
             }
             commit.answer(.failure(error))
+            return false
         }
     }
 
@@ -804,21 +825,32 @@ extension ReminderBook {
         var budget = ReminderService.decisionsPerTurn
         var results = position.results
         for index in position.index..<steps.count {
-            // As before each request: what fell due on the wall clock meanwhile is decided before the next step.
-            if hasDecisionDue { commits.append(advance()) }
+            // The goal of a clock move under way at `index`; a later step's move has its own.
+            let resumedGoal = index == position.index ? position.goal : nil
+            /// The batch goes on in the next turn, at `index`.
+            func goesOn(goal: Date?) -> (ReminderService.Progress<ReminderService.BatchAnswer>, [Outcome]) {
+                let rest = ReminderService.BatchPosition(index: index, results: results, goal: goal)
+                return (
+                    .goesOn { book in book.runBatch(steps, from: rest, manualClock: manualClock) }, commits.outcomes
+                )
+            }
+            // As before each request: what fell due meanwhile is decided before the next step, a turn's worth at a
+            // time.
+            if hasDecisionDue {
+                let outcome = advance(limit: max(budget, 0))
+                budget -= outcome.events.count
+                commits.append(outcome)
+                if hasDecisionDue { return goesOn(goal: resumedGoal) }
+            }
             do {
                 switch steps[index] {
                 case .moveClock(let target):
                     guard let manualClock else {
                         preconditionFailure("runBatch refuses a clock move under the wall clock")
                     }
-                    let goal = try position.goal ?? Self.goal(target, from: manualClock)
+                    let goal = try resumedGoal ?? Self.goal(target, from: manualClock)
                     guard moveClock(manualClock, toward: goal, budget: &budget, into: &commits) else {
-                        let rest = ReminderService.BatchPosition(index: index, results: results, goal: goal)
-                        return (
-                            .goesOn { book in book.runBatch(steps, from: rest, manualClock: manualClock) },
-                            commits.outcomes
-                        )
+                        return goesOn(goal: goal)
                     }
                     results.append(.init(op: .clock, clock: .init(now: Instant(goal), mode: .manual)))
                 case let step:

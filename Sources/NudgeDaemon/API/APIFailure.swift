@@ -89,8 +89,8 @@ struct APIFailure: Error {
     static let stoppedPartWay = APIFailure(
         status: .serviceUnavailable,
         code: "stopping",
-        message: "nudged stopped part way through this request: what it applied before is saved (read it back); send "
-            + "the rest again once nudged runs"
+        message: "nudged stopped part way through this request: what it applied before is kept unless saving it fails "
+            + "as nudged stops; read it back once nudged runs, and send the rest again"
     )
 
     /// A request that had applied part of itself over several turns when saving failed.
