@@ -94,6 +94,41 @@ enum FiringBench {
         )
         guard fired.count == items, once, inOrder, onTime else { throw BenchError("the day did not fire as it must") }
         _ = try daemon.stop()
+        try await stopDuringAMove(template: template, items: items, options: options, http: http)
+    }
+
+    /// SIGTERM a few seconds into the same move, on a fresh copy: how soon the move is answered (503 `stopping`,
+    /// what it decided saved) and how soon nudged exits, its closing compaction included.
+    private static func stopDuringAMove(
+        template: StoreTemplate,
+        items: Int,
+        options: Options,
+        http: HTTPClient
+    ) async throws {
+        let directory = try template.freshCopy(in: options.work)
+        let daemon = try RunningDaemon(
+            nudged: options.nudged,
+            directory: directory,
+            arguments: [
+                "--clock", "manual:2027-01-01T00:00:00Z", "--history-events", "\(items + 1000)", "--history-age",
+                "400d",
+            ]
+        )
+        defer { daemon.kill() }
+        _ = try daemon.awaitReady()
+        let api = API(http: http, socket: directory + "/nudged.sock")
+        let moving = Task {
+            _ = try? await api.send("POST", "/v1/clock", body: #"{"advance":"P1D"}"#)
+            return ContinuousClock.now
+        }
+        try await Task.sleep(for: .seconds(3))
+        let asked = ContinuousClock.now
+        let (took, _) = try daemon.stop()
+        let answered = asked.duration(to: await moving.value)
+        say(
+            "== SIGTERM 3 s into that move: the move answered \(format(answered.seconds)) s after it, nudged exited "
+                + "after \(format(took.seconds)) s (a closing compaction of \(items) items included)"
+        )
     }
 
     private static func burst(count: Int, options: Options, http: HTTPClient) async throws {
