@@ -259,7 +259,10 @@ import Testing
 
         let cases: [(method: String, path: String, status: Int, code: String)] = [
             ("GET", "/v1/nothing", 404, "not_found"),
-            ("PUT", "/v1/items/1", 404, "not_found"),
+            // A path of the contract asked with a method it does not take: 405, saying which it takes.
+            ("PUT", "/v1/items/1", 405, "method_not_allowed"),
+            ("TRACE", "/v1/lists", 405, "method_not_allowed"),
+            ("GET", "/v1/items/1/done", 405, "method_not_allowed"),
             ("GET", "/v1/items/0", 400, "invalid_id"),
         ]
         for request in cases {
@@ -267,5 +270,10 @@ import Testing
             #expect(response.status == request.status, "\(request.method) \(request.path): \(response)")
             #expect(errorCode(response.body) == request.code, "\(request.method) \(request.path): \(response.body)")
         }
+        let head = try await run(
+            "/usr/bin/curl",
+            ["-s", "-i", "--unix-socket", sandbox.socket, "-X", "PUT", "http://nudged/v1/items/1"]
+        )
+        #expect(head.stdout.lowercased().contains("allow: get, patch, delete"), "\(head)")
     }
 }

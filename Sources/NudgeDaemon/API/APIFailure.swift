@@ -15,9 +15,13 @@ struct APIFailure: Error {
     /// For a batch: the index of the operation refused, and what those before it answered.
     var operation: Int? = nil
     var applied: [Components.Schemas.BatchResult]? = nil
+    /// For 405: the methods the path takes, for the `Allow` header.
+    var allowed: [String]? = nil
 
     func response() -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body()))
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let allowed { headers[.allow] = allowed.joined(separator: ", ") }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body()))
     }
 
     /// The JSON of the document's `Error`.
@@ -155,11 +159,23 @@ struct APIFailure: Error {
             return APIFailure(
                 status: .notFound,
                 code: "not_found",
-                message: "nudged has no such route, or not with that method; GET /v1/openapi.yaml lists them"
+                message: "nudged has no such route; GET /v1/openapi.yaml lists them"
             )
         default:
             return APIFailure(status: .internalServerError, code: "internal", message: "\(error)")
         }
+    }
+
+    /// A path of the document asked with a method it does not take.
+    static func methodNotAllowed(_ method: String, allowed: [String]) -> APIFailure {
+        APIFailure(
+            status: .methodNotAllowed,
+            code: "method_not_allowed",
+            message:
+                "this route takes \(allowed.joined(separator: ", ")), not \(method.prefix(20)); GET /v1/openapi.yaml "
+                + "says what each does",
+            allowed: allowed
+        )
     }
 
     /// An ID in a path that is not one: `0`, `01`, `+1`, `abc`, or more than an ID can be.

@@ -126,6 +126,9 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
             if failure.code == "invalid_body", failure.message == APICoding.unreadableBody {
                 failure = .badRequest("invalid_body", JSONBodyCheck.whyUnreadable(body))
             }
+            if failure.code == "not_found", let allowed = DocumentRoutes.methods(for: request.uri.path) {
+                failure = .methodNotAllowed(request.method.rawValue, allowed: allowed)
+            }
             return failure.response()
         }
     }
