@@ -429,7 +429,8 @@ final class ReminderService: Service {
     func moveClock(to target: @escaping @Sendable (Date) -> Date) async throws -> Date {
         let manual = try manualClock()
         return try await perform(changes: true) { book in
-            try book.moveClock(manual, to: try ReminderBook.goal(target, from: manual))
+            let goal = try ReminderBook.goal(target, from: manual)
+            return book.moveClock(manual, to: goal)
         }
     }
 
