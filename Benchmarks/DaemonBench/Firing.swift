@@ -32,18 +32,8 @@ enum FiringBench {
             name: "store-day-\(items)",
             dueDates: { dayStart + Double($0 - 1) * spacing + spacing / 2 }
         )
-        let directory = try template.freshCopy(in: options.work)
-        let daemon = try RunningDaemon(
-            nudged: options.nudged,
-            directory: directory,
-            arguments: [
-                "--clock", "manual:2027-01-01T00:00:00Z", "--history-events", "\(items + 1000)", "--history-age",
-                "400d",
-            ]
-        )
+        let (daemon, api) = try startOnTheManualClock(template: template, items: items, options: options, http: http)
         defer { daemon.kill() }
-        _ = try daemon.awaitReady()
-        let api = API(http: http, socket: directory + "/nudged.sock")
         // While the move goes on (over many turns of nudged's loop), how long `/v1/health` takes to answer.
         let moved = Moved()
         let moving = Task {
@@ -97,14 +87,14 @@ enum FiringBench {
         try await stopDuringAMove(template: template, items: items, options: options, http: http)
     }
 
-    /// SIGTERM a few seconds into the same move, on a fresh copy: how soon the move is answered (503 `stopping`,
-    /// what it decided saved) and how soon nudged exits, its closing compaction included.
-    private static func stopDuringAMove(
+    /// nudged on a fresh copy of the day's store, on the manual clock at the day's start, keeping all of its events,
+    /// ready; and a client of its socket.
+    private static func startOnTheManualClock(
         template: StoreTemplate,
         items: Int,
         options: Options,
         http: HTTPClient
-    ) async throws {
+    ) throws -> (RunningDaemon, API) {
         let directory = try template.freshCopy(in: options.work)
         let daemon = try RunningDaemon(
             nudged: options.nudged,
@@ -114,9 +104,25 @@ enum FiringBench {
                 "400d",
             ]
         )
+        do {
+            _ = try daemon.awaitReady()
+        } catch {
+            daemon.kill()
+            throw error
+        }
+        return (daemon, API(http: http, socket: directory + "/nudged.sock"))
+    }
+
+    /// SIGTERM a few seconds into the same move, on a fresh copy: how soon the move is answered (503 `stopping`,
+    /// what it decided saved) and how soon nudged exits, its closing compaction included.
+    private static func stopDuringAMove(
+        template: StoreTemplate,
+        items: Int,
+        options: Options,
+        http: HTTPClient
+    ) async throws {
+        let (daemon, api) = try startOnTheManualClock(template: template, items: items, options: options, http: http)
         defer { daemon.kill() }
-        _ = try daemon.awaitReady()
-        let api = API(http: http, socket: directory + "/nudged.sock")
         let moving = Task {
             _ = try? await api.send("POST", "/v1/clock", body: #"{"advance":"P1D"}"#)
             return ContinuousClock.now
