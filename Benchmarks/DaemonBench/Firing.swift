@@ -132,8 +132,11 @@ enum FiringBench {
         let (took, _) = try daemon.stop()
         let answered = asked.duration(to: await moving.value)
         say(
-            "== SIGTERM 3 s into that move: the move answered \(format(answered.seconds)) s after it, nudged exited "
-                + "after \(format(took.seconds)) s (a closing compaction of \(items) items included)"
+            "== SIGTERM 3 s into that move: "
+                + (answered < .zero
+                    ? "the move had ended before it"
+                    : "the move answered \(format(answered.seconds)) s after it")
+                + ", nudged exited after \(format(took.seconds)) s (a closing compaction of \(items) items included)"
         )
     }
 
