@@ -118,9 +118,12 @@ let package = Package(
         .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
         .executableTarget(name: "fuzz-store", dependencies: ["NudgeStore", "FuzzSupport"], path: "Tests/Fuzz/Store"),
         .executableTarget(
-            name: "fuzz-request-body",
-            dependencies: ["NudgeDaemon", "FuzzSupport"],
-            path: "Tests/Fuzz/RequestBody"
+            name: "fuzz-request",
+            dependencies: [
+                "NudgeDaemon", "FuzzSupport",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Tests/Fuzz/Request"
         ),
         .executableTarget(
             name: "fuzz-time-input",

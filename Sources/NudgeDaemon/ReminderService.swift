@@ -324,7 +324,7 @@ final class ReminderService: Service {
     }
 
     func addList(_ request: Components.Schemas.NewList) async throws -> Components.Schemas.List {
-        let icon = try IconName(requested: request.iconName) ?? .noIcon
+        let icon = try IconName(requested: request.iconName?.rawValue) ?? .noIcon
         return try await perform { book in
             let (list, outcome) = try book.addList(name: request.name, iconName: icon)
             return (book.library.wireList(list), outcome)
@@ -332,14 +332,18 @@ final class ReminderService: Service {
     }
 
     func updateList(_ listID: Int, _ patch: Components.Schemas.ListPatch) async throws -> Components.Schemas.List {
-        let icon = try IconName(requested: patch.iconName)
-        if patch.isDefault == false {
-            throw APIFailure.badRequest(
-                "invalid_body",
-                "isDefault can only be true: to stop list \(listID) being the default, make another list the default"
-            )
-        }
+        let icon = try IconName(requested: patch.iconName?.rawValue)
         return try await perform { book in
+            // Not the default already: `false` says what is so. The default: some list must be, so which instead?
+            if patch.isDefault == false, book.library.defaultList.listID == listID {
+                throw APIFailure(
+                    status: .conflict,
+                    code: "default_list",
+                    message:
+                        "list \(listID) is the default list, and one list always is; to stop it being the default, "
+                        + "make another list the default"
+                )
+            }
             let outcome = try book.updateList(
                 listID: listID,
                 name: patch.name,
@@ -749,14 +753,15 @@ private struct CommitChunks {
 /// The API's changes to items and to the clock, as the loop applies them: a request's, or a batch's operation's.
 extension ReminderBook {
     fileprivate mutating func add(_ request: Components.Schemas.NewItem) throws -> (Components.Schemas.Item, Outcome) {
-        let listID = try listID(id: request.listID, name: request.list) ?? library.defaultList.listID
+        let listID = try namedList(id: request.listID, name: request.list) ?? library.defaultList.listID
         let (item, outcome) = try addItem(try request.item(listID: listID))
         return (try wireItem(item.itemID), outcome)
     }
 
     fileprivate mutating func edit(_ itemID: Int, _ patch: ItemPatch) throws -> (Components.Schemas.Item, Outcome) {
+        guard library.item(id: itemID) != nil else { throw ModelError.unknownItem(itemID) }
         var edit = patch.edit
-        edit.listID = try listID(id: edit.listID, name: patch.list)
+        edit.listID = try namedList(id: edit.listID, name: patch.list)
         if let warnings = patch.warnings { edit.warnings = try Warnings.parse(warnings) }
         let (_, outcome) = try editItem(itemID: itemID, edit)
         return (try wireItem(itemID), outcome)
@@ -771,15 +776,9 @@ extension ReminderBook {
     }
 
     /// Where a clock move goes: `target` from where the clock is now, if nudge can say that instant.
-    fileprivate static func goal(_ target: (Date) -> Date, from manual: ManualWallClock) throws(APIFailure) -> Date {
+    fileprivate static func goal(_ target: (Date) -> Date, from manual: ManualWallClock) throws(ModelError) -> Date {
         let goal = target(manual.now())
-        guard goal <= InstantFormat.range.upperBound else {
-            throw .badRequest(
-                "invalid_body",
-                "the clock cannot move past \(InstantFormat.format(InstantFormat.range.upperBound)), the latest instant "
-                    + "nudge can say; move it less far"
-            )
-        }
+        guard goal <= InstantFormat.range.upperBound else { throw .clockPastLatestInstant }
         return goal
     }
 
@@ -904,6 +903,20 @@ extension ReminderBook {
     }
 
     /// The list a request names by ID or by name; nil when it names none.
+    /// The list a body names (`listID` or `list`), if it names one, which must be there. One that is not is a
+    /// conflict with the lists as they are (409 `unknown_list`): 404 says that what the path names is not there.
+    fileprivate func namedList(id: Int?, name: String?) throws(APIFailure) -> Int? {
+        let unknown: ModelError
+        do throws(ModelError) {
+            let listID = try listID(id: id, name: name)
+            guard let listID, library.list(id: listID) == nil else { return listID }
+            unknown = .unknownList(listID)
+        } catch {
+            unknown = error
+        }
+        throw APIFailure(status: .conflict, code: unknown.code.rawValue, message: unknown.description)
+    }
+
     fileprivate func listID(id: Int?, name: String?) throws(ModelError) -> Int? {
         if let id { return id }
         guard let name else { return nil }

@@ -118,9 +118,9 @@ import Testing
             #expect(both.status == 400)
             let past = try await client.request("POST", "/v1/items/1/snooze", ["until": iso(start)])
             #expect(
-                past.status == 400
+                past.status == 409
                     && ((past.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
-                        == "invalid_snooze"
+                        == "instant_out_of_reach"
             )
             _ = try await sandbox.nudge("done", "1")
             let checked = try await client.request("POST", "/v1/items/1/snooze", ["for": "PT5M"])

@@ -344,17 +344,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         }
         if edit.clearsCatchUp { item.catchUp = nil } else if let catchUp = edit.catchUp { item.catchUp = catchUp }
         if let warnings = edit.warnings { item.warnings = try Warnings.normalized(warnings) }
-        if edit.clearsDueDate, edit.repeatRule != nil {
-            throw .invalidRepeat(
-                CalendarSpecError(
-                    expression: edit.repeatRule ?? "",
-                    part: "",
-                    reason: "a recurring item is due at its next occurrence, so its due date cannot be removed while "
-                        + "a rule is set; give the rule alone"
-                )
-            )
-        }
-        if edit.clearsRepeat || edit.clearsDueDate {
+        // A rule set with the due date removed is a rule alone: the series starts at its next occurrence.
+        if edit.clearsRepeat || (edit.clearsDueDate && edit.repeatRule == nil) {
             item.repeatRule = nil
             item.completedThrough = nil
         } else if let rule = edit.repeatRule ?? (edit.dueDate != nil ? item.repeatRule : nil) {

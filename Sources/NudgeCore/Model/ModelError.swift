@@ -17,6 +17,11 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownPriority = "unknown_priority"
         case invalidCatchUp = "invalid_catch_up"
         case invalidSnooze = "invalid_snooze"
+        /// An instant the request asks for that the clock, as it reads now, cannot reach: a snooze until a time not
+        /// ahead, a repeat rule with no occurrence ahead, or a snooze or clock move past the latest instant nudge can
+        /// say. The same request may be fine at
+        /// another reading of the clock, so it is a conflict with the state (409), not a malformed request.
+        case instantOutOfReach = "instant_out_of_reach"
         case invalidWarning = "invalid_warning"
         case itemChecked = "item_checked"
         case calendarNotUnderstood = "calendar_not_understood"
@@ -120,14 +125,20 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public static func snoozeNotAhead(_ until: Date, now: Date) -> ModelError {
         ModelError(
-            code: .invalidSnooze,
+            code: .instantOutOfReach,
             description: "cannot snooze until \(InstantFormat.format(until)): it is not after now "
                 + "(\(InstantFormat.format(now))); snooze for a length of time, like 10m, or until a time to come"
         )
     }
 
+    public static let clockPastLatestInstant = ModelError(
+        code: .instantOutOfReach,
+        description: "the clock cannot move past \(InstantFormat.format(InstantFormat.range.upperBound)), the latest "
+            + "instant nudge can say; move it less far"
+    )
+
     public static let snoozePastLatestInstant = ModelError(
-        code: .invalidSnooze,
+        code: .instantOutOfReach,
         description: "cannot snooze past \(InstantFormat.format(InstantFormat.range.upperBound)), the latest instant "
             + "nudge can say; snooze for less"
     )
@@ -143,7 +154,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A repeat rule with no occurrence after the instant the series would start from.
     public static func repeatWithoutOccurrence(_ expression: String, after start: Date) -> ModelError {
         ModelError(
-            code: .invalidRepeat,
+            code: .instantOutOfReach,
             description: "the repeat rule \"\(expression)\" has no occurrence after \(InstantFormat.format(start)); "
                 + "check its years and dates with 'nudge calendar \"\(expression)\"'"
         )

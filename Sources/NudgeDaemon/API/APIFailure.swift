@@ -135,7 +135,7 @@ struct APIFailure: Error {
             let status: HTTPResponse.Status =
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
-                case .duplicateListName, .duplicateListID, .lastList, .itemChecked: .conflict
+                case .duplicateListName, .duplicateListID, .lastList, .itemChecked, .instantOutOfReach: .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
                     .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
                     .badRequest
@@ -161,6 +161,8 @@ struct APIFailure: Error {
                 code: "not_found",
                 message: "nudged has no such route; GET /v1/openapi.yaml lists them"
             )
+        case let error as any HTTPResponseConvertible where error.httpStatus == .notAcceptable:
+            return notAcceptable(error)
         default:
             return APIFailure(status: .internalServerError, code: "internal", message: "\(error)")
         }
@@ -216,9 +218,22 @@ struct APIFailure: Error {
                     + "\(queryProblem(decoding)); GET /v1/openapi.yaml lists each route's parameters"
             )
         }
+        if let refusal = error.underlyingError as? any HTTPResponseConvertible, refusal.httpStatus == .notAcceptable {
+            return notAcceptable(refusal)
+        }
         return .badRequest(
             "invalid_request",
             "\(error.causeDescription); send JSON with Content-Type: application/json"
+        )
+    }
+
+    /// The generated code's own refusal, before or after the operation: the route's answer is of no type the request's
+    /// `Accept` admits.
+    private static func notAcceptable(_ refusal: any HTTPResponseConvertible) -> APIFailure {
+        APIFailure(
+            status: .notAcceptable,
+            code: "not_acceptable",
+            message: "\(refusal); send an Accept header that admits it, or none"
         )
     }
 }

@@ -38,25 +38,3 @@ extension Components.Schemas.NewItem {
         )
     }
 }
-
-/// A request body as nudged's routes read it: JSON, with Foundation's `JSONDecoder` (the generated server's converter
-/// uses one, configured only for dates, which `Instant` decodes itself), into each of the document's request schemas,
-/// and on to what the routes make of them. Any bytes give values or errors, never a crash. For the request-body fuzz
-/// target (Tests/Fuzz/RequestBody), which reaches it from outside the module, so that it builds without `@testable`
-/// in every configuration (the generated types are internal: see openapi-generator-config.yaml).
-package func readAsEveryRequestBody(_ body: Data) {
-    let decoder = JSONDecoder()
-    if let item = try? decoder.decode(Components.Schemas.NewItem.self, from: body) {
-        _ = try? item.item(listID: 1)
-    }
-    if let patch = try? decoder.decode(ItemPatch.self, from: body) {
-        _ = patch.edit
-        _ = try? patch.warnings.map(Warnings.parse)
-    }
-    if let list = try? decoder.decode(Components.Schemas.NewList.self, from: body) {
-        _ = try? IconName(requested: list.iconName)
-    }
-    if let patch = try? decoder.decode(Components.Schemas.ListPatch.self, from: body) {
-        _ = try? IconName(requested: patch.iconName)
-    }
-}

@@ -41,7 +41,7 @@ struct ListCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let request = Components.Schemas.NewList(name: name, iconName: icon?.rawValue)
+            let request = Components.Schemas.NewList(name: name, iconName: icon.map(Components.Schemas.IconName.init))
             try await DaemonClient.withConnection(to: global.socketPath) { client in
                 let list = try await client.call { try await $0.createList(body: .json(request)).created.body.json }
                 if global.json { return Output.json(list) }
@@ -129,7 +129,7 @@ struct ListCommand: AsyncParsableCommand {
         func run() async throws {
             try await DaemonClient.withConnection(to: global.socketPath) { client in
                 let list = try await client.list(named: name)
-                let changed = try await client.update(list, Components.Schemas.ListPatch(iconName: icon.rawValue))
+                let changed = try await client.update(list, Components.Schemas.ListPatch(iconName: .init(icon)))
                 if global.json { return Output.json(changed) }
                 Output.line("list \"\(list.name)\" now has the icon \(icon.rawValue)")
             }
@@ -196,5 +196,12 @@ extension DaemonClient {
         _ patch: Components.Schemas.ListPatch
     ) async throws(CLIError) -> Components.Schemas.List {
         try await call { try await $0.updateList(path: .init(id: list.listID), body: .json(patch)).ok.body.json }
+    }
+}
+
+extension Components.Schemas.IconName {
+    /// The contract's name for an icon: the same set as the model's, so every one has its name.
+    init(_ icon: IconName) {
+        self = Self(rawValue: icon.rawValue) ?? .noIcon
     }
 }

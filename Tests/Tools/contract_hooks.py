@@ -1,0 +1,99 @@
+"""What the contract names but cannot spell, for Schemathesis (scripts/contract-check loads it as SCHEMATHESIS_HOOKS).
+
+docs/openapi.yaml marks three kinds of string with a `format` of its own, because their rules are past what JSON
+Schema can say: `duration-iso8601` (the grammar is the `Duration` pattern; what a field bounds, such as a warning's
+lead of at most 366 days, is not), `catch-up` (`always`, `never` or a duration) and `calendar-expression` (a systemd
+calendar expression, a grammar of its own). The import's body is an iCalendar document. Here each gets values that
+are valid wherever the contract uses them, so that positive requests reach past the first field check; negative
+requests are Schemathesis' own, and nudged must refuse every one.
+"""
+
+import datetime
+import hashlib
+
+import schemathesis
+from hypothesis import strategies as st
+
+
+def _iso8601(days: int, hours: int, minutes: int, seconds: int, half: bool) -> str:
+    time = ""
+    if hours:
+        time += f"{hours}H"
+    if minutes:
+        time += f"{minutes}M"
+    if seconds or half:
+        time += f"{seconds}.5S" if half else f"{seconds}S"
+    return "P" + (f"{days}D" if days else "") + ("T" + time if time else "")
+
+
+# From half a second to 365 days, 23:59:59.5: a warning's lead (at most 366 days), a catch-up window, a snooze and a
+# clock move (dozens of which stay far from 9999 from any clock a request sets before the last few years).
+_durations = st.one_of(
+    st.builds(
+        _iso8601,
+        st.integers(0, 365),
+        st.integers(0, 23),
+        st.integers(0, 59),
+        st.integers(0, 59),
+        st.booleans(),
+    ).filter(lambda text: text != "P"),
+    st.integers(1, 52).map(lambda weeks: f"P{weeks}W"),
+)
+
+schemathesis.openapi.format("duration-iso8601", _durations)
+schemathesis.openapi.format("catch-up", st.one_of(st.sampled_from(["always", "never"]), _durations))
+
+# Each has occurrences for centuries after any instant up to 9000: a rule with none ahead is refused as a conflict
+# with the clock (409), which a clock a request set near 9999 would cause.
+schemathesis.openapi.format(
+    "calendar-expression",
+    st.sampled_from(
+        [
+            "daily",
+            "weekly",
+            "hourly",
+            "minutely",
+            "Mon..Fri 09:30",
+            "Sat 10:00 Europe/Berlin",
+            "*-*~1 18:00",
+            "*:0/15",
+            "*-*-* 08:00:00 UTC",
+            "Mon,Wed *-*-* 12:00:00",
+            "*-02-29 09:00",
+            "quarterly",
+        ]
+    ),
+)
+
+
+def _calendar(summary: str, due: str, rule: str | None, completed: bool) -> str:
+    lines = [
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        "PRODID:-//nudge//contract-check//EN",
+        "BEGIN:VTODO",
+        f"UID:{hashlib.sha1(f'{summary}{due}{rule}'.encode()).hexdigest()}@contract-check",
+        "DTSTAMP:20270101T000000Z",
+        "SUMMARY:" + summary,
+        "DUE:" + due,
+    ]
+    if rule:
+        lines.append("RRULE:" + rule)
+    if completed:
+        lines += ["STATUS:COMPLETED", "COMPLETED:20270101T000000Z"]
+    lines += ["END:VTODO", "END:VCALENDAR", ""]
+    return "\r\n".join(lines)
+
+
+schemathesis.openapi.media_type(
+    "text/calendar",
+    st.builds(
+        _calendar,
+        st.text(st.characters(codec="utf-8", categories=["L", "N", "Zs"]), min_size=1, max_size=40).filter(
+            lambda text: text.strip()
+        ),
+        st.dates(datetime.date(1970, 1, 1), datetime.date(2099, 12, 31)).map(lambda day: day.strftime("%Y%m%dT090000Z")),
+        st.sampled_from([None, "FREQ=DAILY", "FREQ=WEEKLY;BYDAY=MO,WE", "FREQ=MONTHLY;INTERVAL=2"]),
+        st.booleans(),
+    ).map(str.encode),
+)
