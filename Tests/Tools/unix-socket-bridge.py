@@ -1,6 +1,6 @@
 """unix-socket-bridge.py PORT SOCKET: a port on 127.0.0.1 whose every connection is forwarded to a Unix socket, so
-that HTTP tools that speak only TCP (Schemathesis) reach nudged, which listens on its socket alone. Prints "ready"
-once it listens."""
+that HTTP tools that speak only TCP (Schemathesis) reach nudged, which listens on its socket alone. PORT 0 takes a
+free one. Prints "ready PORT" once it listens."""
 import asyncio
 import sys
 
@@ -26,7 +26,7 @@ async def main(port, socket):
         await asyncio.gather(pipe(client_reader, writer), pipe(reader, client_writer))
 
     server = await asyncio.start_server(serve, "127.0.0.1", port)
-    print("ready", flush=True)
+    print(f"ready {server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
         await server.serve_forever()
 

@@ -226,26 +226,26 @@ struct APIHandler: APIProtocol {
 
     /// Where a stream or page starts: `since`, else the `Last-Event-ID` an `EventSource` sends on reconnecting.
     private static func since(_ since: Int?, lastEventID: String?) throws -> Int? {
-        if let since {
-            guard since >= 0 else {
+        // As the document's pattern says: 1 to 18 digits, nothing else (no sign, no spaces); checked even when `since`
+        // wins over it, as the document checks every header it names.
+        var lastSeen: Int?
+        if let lastEventID {
+            guard (1...18).contains(lastEventID.utf8.count), lastEventID.utf8.allSatisfy({ (48...57).contains($0) }),
+                let id = Int(lastEventID)
+            else {
                 throw APIFailure.badRequest(
                     "invalid_request",
-                    "since \(since) is out of range: it is an event ID, or 0"
+                    "Last-Event-ID \"\(lastEventID.prefix(40))\" is not an event ID; send the id: of the last event "
+                        + "seen"
                 )
             }
-            return since
+            lastSeen = id
         }
-        guard let lastEventID else { return nil }
-        // As the document's pattern says: 1 to 18 digits, nothing else (no sign, no spaces).
-        guard (1...18).contains(lastEventID.utf8.count), lastEventID.utf8.allSatisfy({ (48...57).contains($0) }),
-            let id = Int(lastEventID)
-        else {
-            throw APIFailure.badRequest(
-                "invalid_request",
-                "Last-Event-ID \"\(lastEventID.prefix(40))\" is not an event ID; send the id: of the last event seen"
-            )
+        guard let since else { return lastSeen }
+        guard since >= 0 else {
+            throw APIFailure.badRequest("invalid_request", "since \(since) is out of range: it is an event ID, or 0")
         }
-        return id
+        return since
     }
 
     func exportCalendar(_ input: Operations.ExportCalendar.Input) async throws -> Operations.ExportCalendar.Output {
