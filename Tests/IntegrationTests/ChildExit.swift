@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Testing
 
@@ -21,23 +22,46 @@ extension Process {
         return isRunning ? nil : terminationStatus
     }
 
-    /// Blocks until the child has exited, looking every 10 ms, and returns its status; nil if `limit` passes first.
-    /// For `defer` and other synchronous places; the child must be on its way out (signalled, or ending by itself).
+    /// Blocks until the child has exited and returns its status; nil if `limit` passes first. For `defer` and other
+    /// synchronous places; the child must be on its way out (signalled, or ending by itself). Waits in `poll` on a
+    /// pidfd, which the kernel makes readable when the child exits: no looking again and again.
     @discardableResult
     func awaitExit(within limit: Duration = patience) -> Int32? {
+        if let status = exitStatus { return status }
+        let pidfd = nudge_pidfd_open(processIdentifier)
+        // ESRCH: Foundation has reaped it already, so `exitStatus` has its status.
+        guard pidfd >= 0 else { return exitStatus }
+        defer { close(pidfd) }
         let deadline = ContinuousClock.now + limit
-        while true {
-            if let status = exitStatus { return status }
-            guard ContinuousClock.now < deadline else { return nil }
-            usleep(10_000)
+        var watch = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        while exitStatus == nil {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            // Readable once the child exits; EINTR or a timeout goes round again, to the deadline.
+            _ = poll(&watch, 1, milliseconds)
         }
+        return exitStatus
     }
 
-    /// Suspends until the child has exited and returns its status; holds no thread while it waits.
+    /// Suspends until the child has exited and returns its status; the wait holds a thread of its own, never one of
+    /// the few every test shares.
     func exited() async -> Int32 {
-        while true {
-            if let status = exitStatus { return status }
-            try? await Task.sleep(for: .milliseconds(10))
+        if let status = exitStatus { return status }
+        return await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
+            let process = UncheckedSendable(self)
+            Thread.detachNewThread {
+                // Without a bound, as before: the test's own time limit ends a wait that never ends.
+                while process.value.awaitExit(within: .seconds(3600)) == nil {}
+                done.resume(returning: process.value.exitStatus ?? -1)
+            }
         }
     }
+}
+
+/// A `Process` handed to the thread that waits for it: it only reads the child's status, which the kernel keeps.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
