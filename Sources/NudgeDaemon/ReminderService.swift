@@ -902,7 +902,6 @@ extension ReminderBook {
         Components.Schemas.Item(item, list: list, pendingDue: scheduler.pendingReminder(for: item.itemID)?.due)
     }
 
-    /// The list a request names by ID or by name; nil when it names none.
     /// The list a body names (`listID` or `list`), if it names one, which must be there. One that is not is a
     /// conflict with the lists as they are (409 `unknown_list`): 404 says that what the path names is not there.
     fileprivate func namedList(id: Int?, name: String?) throws(APIFailure) -> Int? {
@@ -917,6 +916,7 @@ extension ReminderBook {
         throw APIFailure(status: .conflict, code: unknown.code.rawValue, message: unknown.description)
     }
 
+    /// The list a request names by ID or by name; nil when it names none. (An ID is not checked here.)
     fileprivate func listID(id: Int?, name: String?) throws(ModelError) -> Int? {
         if let id { return id }
         guard let name else { return nil }

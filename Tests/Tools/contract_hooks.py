@@ -17,6 +17,7 @@ Only values that are already valid are changed, so a negative request stays nega
 
 import datetime
 import hashlib
+import pathlib
 import re
 
 import schemathesis
@@ -63,7 +64,7 @@ schemathesis.openapi.format(
             "Mon..Fri 09:30",
             "Sat 10:00 Europe/Berlin",
             "*-*~1 18:00",
-            "*:00/30",
+            "*-*-* 00/6:00:00",
             "*-*-* 08:00:00 UTC",
             "Mon,Wed *-*-* 12:00:00",
             "*-02-29 09:00",
@@ -108,31 +109,33 @@ schemathesis.openapi.media_type(
 
 _START = datetime.datetime(2027, 1, 1, tzinfo=datetime.timezone.utc)
 _WINDOW_SECONDS = 3 * 86_400
-_DURATION = re.compile(
-    r"^P(?:(?P<W>[0-9.]+)W|(?:(?P<D>[0-9.]+)D)?(?:T(?:(?P<H>[0-9.]+)H)?(?:(?P<M>[0-9.]+)M)?(?:(?P<S>[0-9.]+)S)?)?)$"
-)
+# What the contract calls a duration and an instant, exactly: a value is brought within reach only if it is already
+# valid, so that a request meant to be refused stays refused.
+_DOCUMENT = pathlib.Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
+_DURATION = re.compile(re.search(r"\n    Duration:\n(?:.*\n)*?      pattern: '([^']*)'", _DOCUMENT.read_text()).group(1))
+_INSTANT = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
 _UNIT_SECONDS = {"W": 604_800, "D": 86_400, "H": 3_600, "M": 60, "S": 1}
 
 
 def _seconds(duration: str) -> float | None:
-    match = _DURATION.match(duration)
-    if not match:
+    if not _DURATION.fullmatch(duration):
         return None
-    try:
-        return sum(float(value) * _UNIT_SECONDS[unit] for unit, value in match.groupdict().items() if value)
-    except ValueError:
-        return None
+    total = 0.0
+    for amount, unit in re.findall(r"([0-9.]+)([WDHMS])", duration.replace("T", "")):
+        total += float(amount) * _UNIT_SECONDS[unit]
+    return total
 
 
 def _within_reach(move: dict) -> None:
     """Brings a clock move that is valid as it stands into the window the module's docstring gives."""
     to = move.get("to")
-    if isinstance(to, str):
+    if isinstance(to, str) and _INSTANT.fullmatch(to):
         try:
-            instant = datetime.datetime.fromisoformat(to.replace("z", "Z").replace("t", "T").replace("Z", "+00:00"))
+            # Python reads at most six digits of fraction, and no leap second: those stay as they are.
+            instant = datetime.datetime.fromisoformat(to.upper().replace("Z", "+00:00"))
         except ValueError:
             instant = None
-        if instant is not None and instant.tzinfo is not None:
+        if instant is not None:
             offset = int(instant.timestamp()) % _WINDOW_SECONDS
             move["to"] = (_START + datetime.timedelta(seconds=offset)).strftime("%Y-%m-%dT%H:%M:%SZ")
     advance = move.get("advance")

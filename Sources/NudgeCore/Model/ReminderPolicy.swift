@@ -32,7 +32,7 @@ public enum CatchUp: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Fires if found at most this many seconds late.
     case within(TimeInterval)
 
-    /// Reads `always`, `never` or a duration (`2h`, `90m`, `PT2H`).
+    /// Reads `always`, `never` or a duration as people type them (`2h`, `90m`, `PT2H`, `Always`).
     public init(validating text: String) throws(ModelError) {
         switch text.lowercased() {
         case "always": self = .always
@@ -61,10 +61,22 @@ public enum CatchUp: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Reads the form the API's contract and the store hold: `always`, `never` or an ISO 8601 duration (`PT2H`),
+    /// nothing else.
+    public init(exactly text: String) throws(ModelError) {
+        switch text {
+        case "always": self = .always
+        case "never": self = .never
+        default:
+            guard let seconds = DurationText.iso8601Seconds(text), seconds > 0 else { throw .invalidCatchUp(text) }
+            self = .within(seconds)
+        }
+    }
+
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
-            self = try CatchUp(validating: text)
+            self = try CatchUp(exactly: text)
         } catch {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description)
@@ -105,20 +117,25 @@ public enum Warnings {
 
     /// Reads leads as people type them, separated by commas: `1h,10m`, `PT1H,PT10M`, `2d`.
     public static func parse(_ text: String) throws(ModelError) -> [TimeInterval] {
-        try parse(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init), as: text)
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        return try parse(parts.map { $0.trimmingCharacters(in: .whitespaces) }, as: text, reading: DurationText.seconds)
     }
 
-    /// Reads leads given one by one, as the API takes them: `["PT1H", "PT10M"]`.
+    /// Reads leads given one by one, as the API takes them and its contract says: ISO 8601 durations, `["PT1H",
+    /// "PT10M"]`, nothing else.
     public static func parse(_ texts: [String]) throws(ModelError) -> [TimeInterval] {
-        try parse(texts, as: texts.joined(separator: ","))
+        try parse(texts, as: texts.joined(separator: ","), reading: DurationText.iso8601Seconds)
     }
 
-    private static func parse(_ texts: [String], as whole: String) throws(ModelError) -> [TimeInterval] {
+    private static func parse(
+        _ texts: [String],
+        as whole: String,
+        reading: (String) -> TimeInterval?
+    ) throws(ModelError) -> [TimeInterval] {
         var leads: [TimeInterval] = []
         for text in texts {
-            let part = text.trimmingCharacters(in: .whitespaces)
-            guard let seconds = DurationText.seconds(part) else {
-                throw .invalidWarning(whole, part.isEmpty ? "one of them is empty" : "\"\(part)\" is not a duration")
+            guard let seconds = reading(text) else {
+                throw .invalidWarning(whole, text.isEmpty ? "one of them is empty" : "\"\(text)\" is not a duration")
             }
             leads.append(seconds)
         }

@@ -11,6 +11,12 @@ public enum DurationText {
         return units(Substring(text), allowed: ["d": 86_400, "h": 3600, "m": 60, "s": 1])
     }
 
+    /// The seconds an ISO 8601 duration names (`PT1H30M`, `P2D`, `PT0.5S`, `P1W`), or nil for anything else: what the
+    /// API takes where its contract says `Duration`, whose pattern is this grammar.
+    public static func iso8601Seconds(_ text: String) -> TimeInterval? {
+        text.hasPrefix("P") ? iso8601(text.dropFirst()) : nil
+    }
+
     /// `seconds` as ISO 8601, the largest units first: `PT1H30M`, `P2DT3H`, `PT0.25S`, `PT0S`.
     public static func iso8601(_ seconds: TimeInterval) -> String {
         let negative = seconds < 0
@@ -99,8 +105,10 @@ public enum DurationText {
         return total.isFinite ? total : nil
     }
 
+    /// Digits, then perhaps a point and more digits: `2`, `1.5`, `1.` (not `.5`, as the contract's pattern says).
     private static func number(_ text: Substring) -> TimeInterval? {
-        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+        guard text.first?.isASCII == true, text.first?.isNumber == true,
+            text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
             let value = Double(text), value.isFinite, value >= 0, value <= 1e12
         else { return nil }
         return value

@@ -103,7 +103,7 @@ struct APIHandler: APIProtocol {
     private static func snoozeTarget(_ snooze: Components.Schemas.Snooze) throws -> @Sendable (Date) -> Date {
         switch (snooze._for, snooze.until) {
         case (let length?, nil):
-            guard length.hasPrefix("P"), let seconds = DurationText.seconds(length), seconds > 0 else {
+            guard let seconds = DurationText.iso8601Seconds(length), seconds > 0 else {
                 throw APIFailure.badRequest(
                     ModelError.Code.invalidSnooze.rawValue,
                     "field for: \"\(length.prefix(40))\" is not a length of time over zero; use \(DurationText.expected)"
@@ -277,7 +277,7 @@ struct APIHandler: APIProtocol {
     private static func clockTarget(_ move: Components.Schemas.ClockMove) throws -> @Sendable (Date) -> Date {
         switch (move.advance, move.to) {
         case (let advance?, nil):
-            guard let seconds = DurationText.seconds(advance), advance.hasPrefix("P") else {
+            guard let seconds = DurationText.iso8601Seconds(advance) else {
                 throw APIFailure.badRequest(
                     "invalid_body",
                     "field advance: \"\(advance.prefix(40))\" is not \(DurationText.expected)"

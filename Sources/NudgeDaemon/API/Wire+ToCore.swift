@@ -33,7 +33,7 @@ extension Components.Schemas.NewItem {
             shouldRemind: shouldRemind ?? (dueDate != nil || _repeat != nil),
             repeatRule: _repeat,
             priority: priority.map(Priority.init) ?? .normal,
-            catchUp: try catchUp.map { text throws(ModelError) in try CatchUp(validating: text) },
+            catchUp: try catchUp.map { text throws(ModelError) in try CatchUp(exactly: text) },
             warnings: try warnings.map(Warnings.parse) ?? []
         )
     }

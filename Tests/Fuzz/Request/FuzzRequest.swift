@@ -13,9 +13,9 @@ import Synchronization
 ///
 ///     {"text":"water the plants","dueDate":"2027-01-01T09:00:00Z"}
 ///
-/// Any bytes give answers, never a crash, a hang or a turn over 1 s; and every answer is the contract's: a status
-/// the document has, never 500 (a 503 is what a request longer than one turn gets here, see `InProcessAPI`), and
-/// an error's body is the document's `Error`. An answer that is not traps, naming the request.
+/// Any bytes give answers, never a crash, a hang or a turn over 1 s; never 500 (a 503 is what a request longer than
+/// one turn gets here, see `InProcessAPI`); and an error's body is always the document's `Error`. An answer that is
+/// not traps, naming the request.
 func fuzzRequests(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let requests = FuzzedRequest.all(in: fuzzInput(data, size))
     guard !requests.isEmpty else { return 0 }
@@ -111,7 +111,9 @@ struct FuzzedRequest: Sendable, CustomStringConvertible {
         let lines = text[..<(headEnd?.lowerBound ?? text.endIndex)].split(separator: UInt8(ascii: "\n"))
         guard let requestLine = lines.first else { return nil }
         let words = requestLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
-        guard words.count >= 2, words[1].allSatisfy({ (0x21..<0x7F).contains($0) }) else { return nil }
+        guard words.count >= 2, !words[0].isEmpty, !words[1].isEmpty,
+            words[1].allSatisfy({ (0x21..<0x7F).contains($0) })
+        else { return nil }
         method = String(decoding: words[0], as: UTF8.self)
         target = String(decoding: words[1], as: UTF8.self)
         headers = lines.dropFirst().compactMap { line in
@@ -128,11 +130,18 @@ struct FuzzedRequest: Sendable, CustomStringConvertible {
 }
 
 /// A new directory for each input's store, under one per process: in shared memory where there is some, so that
-/// the store's syncs cost little.
+/// the store's syncs cost little. A run that crashes (a finding) or times out skips `atexit`: the next run removes
+/// what such runs left, the directories of processes no longer there.
 enum Scratch {
     private static let base: String = {
         let parent = FileManager.default.isWritableFile(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        let path = parent + "/nudge-fuzz-request.\(getpid())"
+        let prefix = "nudge-fuzz-request."
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
+            if let pid = pid_t(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: parent + "/" + name)
+            }
+        }
+        let path = parent + "/" + prefix + "\(getpid())"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(atPath: Scratch.base) }
         return path
