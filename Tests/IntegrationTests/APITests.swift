@@ -124,6 +124,15 @@ import Testing
                 "invalid_body", "field operations[0].patch.text: expected String, found null"
             ),
             ("POST", "/v1/lists", #"{"name": ""}"#, 400, "empty_text", "list name must not be empty"),
+            // What the clock, as it reads now, cannot reach is a conflict with the state, not a malformed request.
+            (
+                "POST", "/v1/items", #"{"text": "x", "repeat": "2020-01-01 00:00"}"#, 409, "instant_out_of_reach",
+                "has no occurrence after"
+            ),
+            // The API reads durations as its contract's pattern says: ISO 8601, not the command line's `1h`.
+            ("POST", "/v1/items", #"{"text": "x", "warnings": ["1h"]}"#, 400, "invalid_warning", "is not a duration"),
+            ("POST", "/v1/items", #"{"text": "x", "catchUp": "2h"}"#, 400, "invalid_catch_up", "PT2H or PT90M"),
+            ("POST", "/v1/items/1/snooze", #"{"for": "PT.5S"}"#, 400, "invalid_snooze", "PT.5S"),
         ]
         for request in cases {
             let response = try await sandbox.curl(request.method, request.path, body: request.body)
@@ -146,6 +155,11 @@ import Testing
             [sandbox.store, sandbox.store + ".log"].map { FileManager.default.contents(atPath: $0) } == before,
             "a refused request changed the store"
         )
+        // `"isDefault": false` says what is so of a list that is not the default: nothing changes.
+        let trips = try await sandbox.curl("POST", "/v1/lists", body: #"{"name": "Trips"}"#)
+        #expect(trips.status == 201, "\(trips)")
+        let notDefault = try await sandbox.curl("PATCH", "/v1/lists/2", body: #"{"isDefault": false}"#)
+        #expect(notDefault.status == 200 && notDefault.body.contains(#""isDefault":false"#), "\(notDefault)")
         let withCharset = try await sandbox.curl(
             "PATCH",
             "/v1/items/1",

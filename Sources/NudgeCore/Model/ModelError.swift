@@ -105,11 +105,13 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         ModelError(code: .unknownPriority, description: "unknown priority \"\(text)\"; use low, normal or high")
     }
 
-    public static func invalidCatchUp(_ text: String) -> ModelError {
+    /// A catch-up rule not understood: as people type one (`2h`), or `exactly` as the API and the store hold one.
+    public static func invalidCatchUp(_ text: String, exactly: Bool = false) -> ModelError {
         ModelError(
             code: .invalidCatchUp,
-            description: "cannot read \"\(text)\" as a catch-up rule: use always, never, or a duration such as 2h, "
-                + "90m or PT2H (how late a reminder may be found and still fire)"
+            description: "cannot read \"\(text)\" as a catch-up rule: use always, never, or "
+                + (exactly ? "an ISO 8601 duration such as PT2H or PT90M" : "a duration such as 2h, 90m or PT2H")
+                + " (how late a reminder may be found and still fire)"
         )
     }
 

@@ -68,7 +68,9 @@ public enum CatchUp: Sendable, Hashable, Codable, CustomStringConvertible {
         case "always": self = .always
         case "never": self = .never
         default:
-            guard let seconds = DurationText.iso8601Seconds(text), seconds > 0 else { throw .invalidCatchUp(text) }
+            guard let seconds = DurationText.iso8601Seconds(text), seconds > 0 else {
+                throw .invalidCatchUp(text, exactly: true)
+            }
             self = .within(seconds)
         }
     }
