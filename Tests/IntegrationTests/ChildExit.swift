@@ -28,21 +28,26 @@ extension Process {
     @discardableResult
     func awaitExit(within limit: Duration = patience) -> Int32? {
         if let status = exitStatus { return status }
-        let pidfd = nudge_pidfd_open(processIdentifier)
-        // ESRCH: Foundation has reaped it already, so `exitStatus` has its status.
-        guard pidfd >= 0 else { return exitStatus }
-        defer { close(pidfd) }
         let deadline = ContinuousClock.now + limit
+        let pidfd = nudge_pidfd_open(processIdentifier)
+        defer { if pidfd >= 0 { close(pidfd) } }
         var watch = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-        while exitStatus == nil {
+        while true {
+            // Read once and kept: Foundation may reap the child between two readings.
+            if let status = exitStatus { return status }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return nil }
+            guard pidfd >= 0, poll(&watch, 1, 0) == 0 else {
+                // The child has exited (the pidfd is readable), or Foundation has reaped it already (ESRCH): its
+                // status is a moment away, once Foundation has read it and says so.
+                sched_yield()
+                continue
+            }
             let (seconds, attoseconds) = left.components
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
             // Readable once the child exits; EINTR or a timeout goes round again, to the deadline.
             _ = poll(&watch, 1, milliseconds)
         }
-        return exitStatus
     }
 
     /// Suspends until the child has exited and returns its status; the wait holds a thread of its own, never one of
@@ -53,8 +58,11 @@ extension Process {
             let process = UncheckedSendable(self)
             Thread.detachNewThread {
                 // Without a bound, as before: the test's own time limit ends a wait that never ends.
-                while process.value.awaitExit(within: .seconds(3600)) == nil {}
-                done.resume(returning: process.value.exitStatus ?? -1)
+                while true {
+                    if let status = process.value.awaitExit(within: .seconds(3600)) {
+                        return done.resume(returning: status)
+                    }
+                }
             }
         }
     }
