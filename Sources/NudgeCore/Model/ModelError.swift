@@ -19,8 +19,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidSnooze = "invalid_snooze"
         /// An instant the request asks for that the clock, as it reads now, cannot reach: a snooze until a time not
         /// ahead, a repeat rule with no occurrence ahead, or a snooze or clock move past the latest instant nudge can
-        /// say. The same request may be fine at
-        /// another reading of the clock, so it is a conflict with the state (409), not a malformed request.
+        /// say. The same request may be fine at another reading of the clock, so it is a conflict with the state
+        /// (409), not a malformed request.
         case instantOutOfReach = "instant_out_of_reach"
         case invalidWarning = "invalid_warning"
         case itemChecked = "item_checked"

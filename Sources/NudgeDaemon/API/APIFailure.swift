@@ -161,8 +161,6 @@ struct APIFailure: Error {
                 code: "not_found",
                 message: "nudged has no such route; GET /v1/openapi.yaml lists them"
             )
-        case let error as any HTTPResponseConvertible where error.httpStatus == .notAcceptable:
-            return notAcceptable(error)
         default:
             return APIFailure(status: .internalServerError, code: "internal", message: "\(error)")
         }
@@ -203,6 +201,15 @@ struct APIFailure: Error {
     /// The generated server wraps what it raised, and what an operation threw. Before the operation ran, it is the
     /// request that is wrong: its ID, its body, or its content type.
     private static func from(_ error: ServerError) -> APIFailure {
+        // The generated code's own refusal, before the operation or after it: the route's answer is of no type the
+        // request's `Accept` admits.
+        if let refusal = error.underlyingError as? any HTTPResponseConvertible, refusal.httpStatus == .notAcceptable {
+            return APIFailure(
+                status: .notAcceptable,
+                code: "not_acceptable",
+                message: "\(refusal); send an Accept header that admits it, or none"
+            )
+        }
         guard error.operationInput == nil else { return from(error.underlyingError) }
         if let id = error.requestMetadata.pathParameters["id"], Int(id) == nil {
             return invalidID(String(id))
@@ -218,22 +225,9 @@ struct APIFailure: Error {
                     + "\(queryProblem(decoding)); GET /v1/openapi.yaml lists each route's parameters"
             )
         }
-        if let refusal = error.underlyingError as? any HTTPResponseConvertible, refusal.httpStatus == .notAcceptable {
-            return notAcceptable(refusal)
-        }
         return .badRequest(
             "invalid_request",
             "\(error.causeDescription); send JSON with Content-Type: application/json"
-        )
-    }
-
-    /// The generated code's own refusal, before or after the operation: the route's answer is of no type the request's
-    /// `Accept` admits.
-    private static func notAcceptable(_ refusal: any HTTPResponseConvertible) -> APIFailure {
-        APIFailure(
-            status: .notAcceptable,
-            code: "not_acceptable",
-            message: "\(refusal); send an Accept header that admits it, or none"
         )
     }
 }

@@ -77,11 +77,13 @@ enum APIServer {
     /// The routes of docs/openapi.yaml, generated, over the service.
     static func router(service: ReminderService, socket: String) throws -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: ErrorDocumentMiddleware())
+        let routes = RouteMethods()
+        router.add(middleware: ErrorDocumentMiddleware(routes: routes))
         try APIHandler(service: service, socket: socket).registerHandlers(
             on: router,
             configuration: APICoding.configuration
         )
+        routes.learn(router.routes)
         return router
     }
 }
@@ -107,6 +109,9 @@ private struct ServerEndingEventStreams: Service {
 /// (IDs in paths, the body's media type), reads the whole body first, so one size limit holds for every operation
 /// (chunked bodies included), and answers whatever is thrown with the document's `Error`.
 struct ErrorDocumentMiddleware: RouterMiddleware {
+    /// What the router's routes take, for 405.
+    let routes: RouteMethods
+
     func handle(
         _ request: Request,
         context: BasicRequestContext,
@@ -126,7 +131,7 @@ struct ErrorDocumentMiddleware: RouterMiddleware {
             if failure.code == "invalid_body", failure.message == APICoding.unreadableBody {
                 failure = .badRequest("invalid_body", JSONBodyCheck.whyUnreadable(body))
             }
-            if failure.code == "not_found", let allowed = DocumentRoutes.methods(for: request.uri.path) {
+            if failure.code == "not_found", let allowed = routes.methods(for: request.uri.path) {
                 failure = .methodNotAllowed(request.method.rawValue, allowed: allowed)
             }
             return failure.response()

@@ -19,6 +19,8 @@ import ServiceLifecycle
 package struct InProcessAPI: Sendable {
     private let responder: any HTTPResponder<BasicRequestContext>
     private let channel: any Channel
+    /// What nudged would log goes nowhere: a fuzzer runs millions of requests.
+    private static let quiet = Logger(label: "nudge.in-process") { _ in SwiftLogNoOpLogHandler() }
 
     /// An answer as a client reads it.
     package struct Answer: Sendable {
@@ -38,21 +40,20 @@ package struct InProcessAPI: Sendable {
     ) async throws -> Value {
         let store = try ChecklistStore.open(path: path)
         defer { store.close() }
-        let quiet = Logger(label: "nudge.in-process") { _ in SwiftLogNoOpLogHandler() }
         let (clock, timer) = ClockChoice.manual(start: start).make()
         let service = ReminderService(
             store: store,
             clock: clock,
             catchUpWindow: ReminderScheduler.defaultCatchUpWindow,
             sinks: [],
-            logger: quiet,
+            logger: Self.quiet,
             timer: timer
         )
         let api = InProcessAPI(
             responder: try APIServer.router(service: service, socket: path + ".sock").buildResponder(),
             channel: channel
         )
-        let group = ServiceGroup(services: [service], logger: quiet)
+        let group = ServiceGroup(services: [service], logger: Self.quiet)
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             defer { tasks.cancelAll() }
@@ -91,8 +92,7 @@ package struct InProcessAPI: Sendable {
             head: HTTPRequest(method: method, scheme: nil, authority: "localhost", path: target, headerFields: fields),
             body: RequestBody(buffer: ByteBuffer(bytes: body))
         )
-        let logger = Logger(label: "nudge.in-process") { _ in SwiftLogNoOpLogHandler() }
-        let context = BasicRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
+        let context = BasicRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: Self.quiet))
         let response = try await responder.respond(to: request, context: context)
         let collector = Collector()
         try await response.body.write(collector)
