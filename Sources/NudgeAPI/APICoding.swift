@@ -9,6 +9,10 @@ public enum APILimits {
     public static let maximumBodySize = 1 << 20
     /// A batch's operations; a batch of them fits the body limit.
     public static let maximumBatchOperations = 10_000
+    /// The most entries a page of items, reminders or events holds: one page of JSON stays well under a few MiB.
+    public static let maximumPageSize = 10_000
+    /// A page's entries when the request does not say.
+    public static let defaultPageSize = 1_000
 }
 
 /// How the API writes JSON, for the generated server and client and for what they leave to us (the event

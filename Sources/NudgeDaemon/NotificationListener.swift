@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NudgeCore
 import NudgeSinks
 import ServiceLifecycle
@@ -9,11 +10,24 @@ struct NotificationListener: Service {
     let desktop: DesktopSink
     let service: ReminderService
     let snoozeLength: TimeInterval
+    let logger: Logger
+
+    /// What the user did with a reminder's notification (it showed the reminder due at `due`): Done, Snooze (for
+    /// `snoozeLength`), or closing it. Durable before it returns; an item gone since is only logged.
+    private func record(_ response: NotificationResponse, itemID: Int, due: Date) async {
+        do {
+            try await service.write { [snoozeLength] book in
+                ((), try book.respond(to: response, itemID: itemID, due: due, snoozeLength: snoozeLength))
+            }
+        } catch {
+            logger.warning("the notification's \(response.rawValue) for item \(itemID) changed nothing: \(error)")
+        }
+    }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [desktop, service, snoozeLength] in
+        await cancelWhenGracefulShutdown { [self] in
             await desktop.listen { itemID, due, response in
-                await service.respond(to: response, itemID: itemID, due: due, snoozeLength: snoozeLength)
+                await record(response, itemID: itemID, due: due)
             }
         }
     }

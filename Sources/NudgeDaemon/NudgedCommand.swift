@@ -414,6 +414,7 @@ struct Daemon {
             clock: serviceClock,
             catchUpWindow: options.catchUpWindow,
             sinks: sinks.sinks,
+            events: EventHub(render: APIHandler.frames),
             logger: logger,
             timer: timer
         )
@@ -452,7 +453,14 @@ struct Daemon {
                     ),
                 ]
                     + (sinks.desktop.map {
-                        [NotificationListener(desktop: $0, service: service, snoozeLength: options.snoozeLength)]
+                        [
+                            NotificationListener(
+                                desktop: $0,
+                                service: service,
+                                snoozeLength: options.snoozeLength,
+                                logger: logger
+                            )
+                        ]
                     } ?? [])
                     + (systemd.map { [$0] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],

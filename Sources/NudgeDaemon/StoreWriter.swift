@@ -9,10 +9,9 @@ import Synchronization
 /// in the next one. Commits are queued in the order they are submitted, written in that order, and what follows each
 /// one (`onDurable`) runs in that order too, on the writer's thread, before its submitter hears it is durable.
 ///
-/// When a write fails, its changes and every change queued behind it (computed on top of them) fail, and so does
-/// every later commit until `resynchronized(generation:)`: the service must first reload what is durable. Each
-/// commit names the generation of the state its changes were computed on; after a reload, a commit from an older
-/// generation is refused too, however late it arrives.
+/// The writer alone knows whether what the service applied is durable (`Durability`). When a write fails, its
+/// changes and every change queued behind it (computed on top of them) fail, and so does every later commit until
+/// the service, which asks before each input (`takeFailure`), has reloaded what is durable.
 final class StoreWriter: Sendable {
     /// Starts a drain of the waiting commits somewhere it may block on fsync: off the event loops, and off
     /// Dispatch (see `NudgedCommand.mainOnEventLoops()`). Tests pass one that holds the drain back.
@@ -25,11 +24,7 @@ final class StoreWriter: Sendable {
     private struct State: ~Copyable {
         var waiting: [QueuedCommit] = []
         var writing = false
-        var failure: StoreError?
-        /// The generation of the service's state that commits must come from.
-        var generation = 0
-        /// Why the last generation ended, for commits that arrive from it late.
-        var lastFailure: StoreError?
+        var durability = Durability()
         var writes = 0
         var commits = 0
     }
@@ -53,20 +48,17 @@ final class StoreWriter: Sendable {
     /// How many commits wait for the next write.
     var queuedCount: Int { state.withLock { $0.waiting.count } }
 
-    /// Queues `changes` and the numbered `events` decided with them, computed on generation `generation` of the
-    /// service's state, behind every commit submitted before; `onDurable` runs once they are on disk. Does not wait:
-    /// `durable()` on the result does.
+    /// Queues `changes` and the numbered `events` decided with them behind every commit submitted before;
+    /// `onDurable` runs once they are on disk. Does not wait: `durable()` on the result does. Refused while a failed
+    /// write has not been taken (`takeFailure`): the changes were computed on what may not be durable.
     func submit(
         _ changes: [ChecklistChange],
         events: [ReminderEvent] = [],
-        generation: Int,
         onDurable: @escaping @Sendable () -> Void = {}
     ) -> QueuedCommit {
         let commit = QueuedCommit(changes: changes, events: events, onDurable: onDurable)
         let (refusal, startWriting): (StoreError?, Bool) = state.withLock { state in
-            if let failure = state.failure ?? (generation == state.generation ? nil : state.lastFailure) {
-                return (failure, false)
-            }
+            if let refusal = state.durability.refusal { return (refusal, false) }
             state.waiting.append(commit)
             guard !state.writing else { return (nil, false) }
             state.writing = true
@@ -77,15 +69,11 @@ final class StoreWriter: Sendable {
         return commit
     }
 
-    /// The service has reloaded the durable state as `generation`: commits from it may go ahead. A call for an
-    /// older generation, come late, changes nothing.
-    func resynchronized(generation: Int) {
-        state.withLock { state in
-            guard generation >= state.generation else { return }
-            state.generation = generation
-            state.lastFailure = state.failure ?? state.lastFailure
-            state.failure = nil
-        }
+    /// Asked by the service before each input: why a write failed since it last asked, if one did. The service then
+    /// reloads its state from the store (which holds what is durable) before it submits anything more, and commits go
+    /// ahead again.
+    func takeFailure() -> StoreError? {
+        state.withLock { $0.durability.takeFailure() }
     }
 
     private func drain() {
@@ -127,7 +115,7 @@ final class StoreWriter: Sendable {
                 // Commits not in the failed write were not written at all, whatever that write's outcome.
                 let refusal = StoreError.notWritten(path: error.path, after: error)
                 let behind = state.withLock { state in
-                    state.failure = refusal
+                    state.durability.writeFailed(error, refusing: refusal)
                     defer { state.waiting = [] }
                     return state.waiting
                 }

@@ -24,6 +24,8 @@ import Testing
         let sink = RecordSink()
         let timer = RecordingTimer()
         let service: ReminderService
+        /// The API over `service`, called in-process.
+        let api: APIHandler
 
         init(library: ChecklistLibrary = ChecklistLibrary(), catchUpWindow: TimeInterval = 3600) {
             store = MemoryStore(library)
@@ -33,12 +35,14 @@ import Testing
                 clock: clock,
                 catchUpWindow: catchUpWindow,
                 sinks: [sink],
+                events: EventHub(),
                 logger: Self.quiet,
                 timer: { onWake in
                     timer.onWake(onWake)
                     return timer
                 }
             )
+            api = APIHandler(service: service, socket: "test")
         }
 
         static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
@@ -50,7 +54,7 @@ import Testing
                 tasks.addTask { try await group.run() }
                 do {
                     // Answered once the service has caught up at start and takes requests.
-                    _ = try await service.pending
+                    _ = try await api.pending
                     try await body()
                 } catch {
                     await group.triggerGracefulShutdown()
@@ -64,7 +68,7 @@ import Testing
 
         func add(_ text: String, dueIn seconds: TimeInterval) async throws -> Int {
             let due = Instant(clock.now() + seconds)
-            return try await service.addItem(.init(text: text, dueDate: due)).itemID
+            return try await api.addItem(.init(text: text, dueDate: due)).itemID
         }
     }
 
@@ -75,14 +79,14 @@ import Testing
             ids.append(try await rig.add("third", dueIn: 300))
             ids.append(try await rig.add("first", dueIn: 60))
             ids.append(try await rig.add("second", dueIn: 120))
-            let now = try await rig.service.moveClock { $0 + 200 }
+            let now = try await rig.api.moveClock(.advance(200))
             #expect(now == Self.t0 + 200)
             // Answered once both fires are carried out: the sink has them already.
             #expect(rig.sink.entries.compactMap(\.delivery).map(\.reminder.text) == ["first", "second"])
-            #expect(try await rig.service.clockReading().now == Self.t0 + 200)
+            #expect(try await rig.api.clockNow() == Self.t0 + 200)
             // Back, then forward again: nothing fires twice.
-            _ = try await rig.service.moveClock { _ in Self.t0 }
-            _ = try await rig.service.moveClock { $0 + 400 }
+            _ = try await rig.api.moveClock(.to(Self.t0))
+            _ = try await rig.api.moveClock(.advance(400))
         }
         let deliveries = entries.compactMap(\.delivery)
         #expect(deliveries.map(\.reminder.itemID) == [ids[1], ids[2], ids[0]])
@@ -106,20 +110,22 @@ import Testing
             clock: SystemWallClock(),
             catchUpWindow: 3600,
             sinks: [],
+            events: EventHub(),
             logger: Rig.quiet,
             timer: { _ in RecordingTimer() }
         )
+        let api = APIHandler(service: service, socket: "test")
         do {
-            _ = try await service.moveClock { $0 + 60 }
+            _ = try await api.moveClock(.advance(60))
             Issue.record("the wall clock moved")
         } catch let failure as APIFailure {
             #expect(failure.code == "clock_not_manual")
             #expect(failure.status == .conflict)
         }
         do {
-            _ = try await service.runBatch([.add(.init(text: "x")), .moveClock(to: { $0 + 60 })])
+            _ = try await api.runBatch([.add(.init(text: "x")), .advanceClock(60)])
             Issue.record("the wall clock moved in a batch")
-        } catch let refusal as ReminderService.BatchRefusal {
+        } catch let refusal as Batch.Refusal {
             #expect(refusal.index == 1 && refusal.applied.isEmpty)
             let failure = APIFailure.from(refusal)
             #expect(failure.code == "clock_not_manual" && failure.status == .conflict && failure.applied == nil)
@@ -137,16 +143,16 @@ import Testing
         let entries = try await rig.running {
             let due = { (seconds: TimeInterval) in Instant(Self.t0 + seconds) }
             let commitsBefore = rig.service.writer.commitCount
-            let steps: [ReminderService.BatchStep] =
+            let steps: [Components.Schemas.BatchOperation] =
                 [
                     .add(.init(text: "a", dueDate: due(60))),
                     .add(.init(text: "b", dueDate: due(120))),
-                    .edit(itemID: 1, ItemPatch(ItemEdit(dueDate: Self.t0 + 180))),
-                    .moveClock(to: { $0 + 150 }),
-                    .snooze(itemID: 2, until: { $0 + 600 }),
-                    .remove(itemID: 1),
+                    .edit(1, ItemPatch(ItemEdit(dueDate: Self.t0 + 180))),
+                    .advanceClock(150),
+                    .snooze(2, forSeconds: 600),
+                    .remove(1),
                 ] + (1...3_000).map { .add(.init(text: "more \($0)")) }
-            results = try await rig.service.runBatch(steps)
+            results = try await rig.api.runBatch(steps)
             commits = rig.service.writer.commitCount - commitsBefore
             // Durable and carried out before the answer.
             #expect(rig.store.library.itemCount == 3_001)
@@ -171,14 +177,14 @@ import Testing
         let rig = Rig()
         _ = try await rig.running {
             do {
-                _ = try await rig.service.runBatch([
+                _ = try await rig.api.runBatch([
                     .add(.init(text: "kept")),
                     .add(.init(text: "kept too")),
-                    .edit(itemID: 99, ItemPatch(ItemEdit(text: "nobody"))),
+                    .edit(99, ItemPatch(ItemEdit(text: "nobody"))),
                     .add(.init(text: "never tried")),
                 ])
                 Issue.record("a batch with a refused operation was answered as done")
-            } catch let refusal as ReminderService.BatchRefusal {
+            } catch let refusal as Batch.Refusal {
                 #expect(refusal.index == 2)
                 #expect(refusal.applied.map { $0.item?.text } == ["kept", "kept too"])
                 #expect((refusal.error as? ModelError)?.code == .unknownItem)
@@ -195,8 +201,8 @@ import Testing
         var itemID = 0
         let entries = try await rig.running {
             itemID = try await rig.add("water the plants", dueIn: 60)
-            _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(dueDate: Self.t0 + 120)))
-            #expect(try await rig.service.pending.map(\.due.date) == [Self.t0 + 120])
+            _ = try await rig.api.editItem(itemID, ItemPatch(ItemEdit(dueDate: Self.t0 + 120)))
+            #expect(try await rig.api.pending.map(\.due.date) == [Self.t0 + 120])
         }
         // At start nothing is pending: disarmed.
         #expect(rig.timer.arms == [nil, Self.t0 + 60, Self.t0 + 120])
@@ -209,8 +215,8 @@ import Testing
         var itemID = 0
         let entries = try await rig.running {
             itemID = try await rig.add("call mum", dueIn: 60)
-            _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(checked: true)))
-            #expect(try await rig.service.pending.isEmpty)
+            _ = try await rig.api.editItem(itemID, ItemPatch(ItemEdit(checked: true)))
+            #expect(try await rig.api.pending.isEmpty)
         }
         #expect(rig.timer.arms == [nil, Self.t0 + 60, nil])
         #expect(entries.contains(.withdrawn(itemID: itemID)))
@@ -224,11 +230,11 @@ import Testing
             itemID = try await rig.add("stretch", dueIn: 60)
             rig.clock.advance(by: 59)
             rig.timer.wake()
-            #expect(try await rig.service.pending.count == 1, "fired early")
+            #expect(try await rig.api.pending.count == 1, "fired early")
             rig.clock.advance(by: 1)
             rig.timer.wake()
             rig.timer.wake()
-            #expect(try await rig.service.pending.isEmpty)
+            #expect(try await rig.api.pending.isEmpty)
         }
         #expect(rig.store.library.item(id: itemID)?.lastFiredAt != nil, "the firing was not recorded durably")
         let deliveries = entries.compactMap(\.delivery)
@@ -243,7 +249,7 @@ import Testing
             itemID = try await rig.add("stretch", dueIn: 60)
             // The instant passes; the timer's wake-up is still on its way when the edit arrives.
             rig.clock.advance(by: 60)
-            _ = try await rig.service.editItem(itemID, ItemPatch(ItemEdit(text: "stretch twice")))
+            _ = try await rig.api.editItem(itemID, ItemPatch(ItemEdit(text: "stretch twice")))
         }
         #expect(entries.compactMap(\.delivery).map(\.reminder.text) == ["stretch"])
         #expect(entries.compactMap(\.eventKind) == [.scheduled, .fired])
@@ -280,12 +286,12 @@ import Testing
             _ = try await rig.add("within", dueIn: 60)
             rig.clock.advance(by: 660)
             rig.timer.wake()
-            #expect(try await rig.service.pending.isEmpty)
+            #expect(try await rig.api.pending.isEmpty)
             try await rig.service.setCatchUpWindow(300)
             _ = try await rig.add("past the new window", dueIn: 60)
             rig.clock.advance(by: 660)
             rig.timer.wake()
-            #expect(try await rig.service.pending.isEmpty)
+            #expect(try await rig.api.pending.isEmpty)
         }
         #expect(entries.compactMap(\.delivery).map(\.reminder.text) == ["within"])
         let missed = entries.compactMap { entry -> String? in
@@ -302,8 +308,8 @@ import Testing
             await #expect(throws: StoreError.self) { try await rig.add("lost", dueIn: 30) }
 
             #expect(rig.store.library.itemCount == 1)
-            #expect(try await rig.service.library == rig.store.library, "memory ran ahead of the store")
-            #expect(try await rig.service.pending.map(\.itemID) == [keptID])
+            #expect(try await rig.service.read(\.library) == rig.store.library, "memory ran ahead of the store")
+            #expect(try await rig.api.pending.map(\.itemID) == [keptID])
             #expect(rig.timer.arms.last == Self.t0 + 60, "the timer was left at the refused reminder's instant")
             // The store works again: the next change is taken, and both items are on disk as acknowledged.
             let nextID = try await rig.add("next", dueIn: 90)
@@ -334,10 +340,10 @@ import Testing
             await #expect(throws: StoreError.self) { try await third.value }
             // The failures made the book stale; the next request, a read here, reloads it first, once.
             #expect(rig.store.libraryReads == readsBefore)
-            let library = try await rig.service.library
+            let library = try await rig.service.read(\.library)
             #expect(rig.store.libraryReads == readsBefore + 1, "the book was not reloaded exactly once")
             #expect(library == rig.store.library)
-            #expect(try await rig.service.pending.isEmpty)
+            #expect(try await rig.api.pending.isEmpty)
             #expect(rig.timer.arms.last == .some(nil))
         }
     }
@@ -355,7 +361,7 @@ import Testing
             let edited = itemID
             for seconds in [100, 200, 50, 250] as [TimeInterval] {
                 edits.append(
-                    Task { try await rig.service.editItem(edited, ItemPatch(ItemEdit(dueDate: Self.t0 + seconds))) }
+                    Task { try await rig.api.editItem(edited, ItemPatch(ItemEdit(dueDate: Self.t0 + seconds))) }
                 )
                 // Applied (it re-armed the timer) before the next edit is sent.
                 _ = await rig.timer.armings.first { $0 == Self.t0 + seconds }
@@ -375,9 +381,10 @@ import Testing
         let rig = Rig()
         _ = try await rig.running {}
         do {
-            _ = try await rig.service.pending
+            _ = try await rig.api.pending
             Issue.record("a stopped service answered")
-        } catch let failure as APIFailure {
+        } catch let refusal as ReminderService.Refusal {
+            let failure = APIFailure.from(refusal)
             #expect(failure.code == "stopping")
             #expect(failure.status == .serviceUnavailable)
         }
@@ -545,14 +552,5 @@ extension RecordSink.Entry {
 
     var delivery: Delivery? {
         if case .delivered(let delivery) = self { delivery } else { nil }
-    }
-}
-
-extension ReminderService {
-    /// Every pending reminder, soonest first: the first page of `/v1/pending`, as large as a page can be.
-    var pending: [Components.Schemas.Reminder] {
-        get async throws {
-            try await pendingPage(after: 0, afterDue: nil, limit: ReminderService.maximumPageSize).reminders
-        }
     }
 }

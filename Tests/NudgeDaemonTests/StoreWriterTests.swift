@@ -26,7 +26,6 @@ import Testing
             let queued = (1...20).map { itemID in
                 writer.submit(
                     [.putItem(ChecklistItem(itemID: itemID, text: "item \(itemID)", createdAt: Date()), listID: 1)],
-                    generation: 0,
                     onDurable: { followed.withLock { $0.append(itemID) } }
                 )
             }
@@ -52,8 +51,7 @@ import Testing
                     (1...perCommit).map { offset in
                         let itemID = commit * perCommit + offset
                         return .putItem(ChecklistItem(itemID: itemID, text: "item", createdAt: Date()), listID: 1)
-                    },
-                    generation: 0
+                    }
                 )
             }
             for drain in held.withLock({ $0 }) { startThread(named: "test-writer", drain) }
@@ -63,20 +61,21 @@ import Testing
         }
     }
 
-    @Test func aFailedWriteFailsEveryCommitBehindItUntilResynchronized() async throws {
+    @Test func aFailedWriteFailsEveryCommitUntilTheServiceTakesTheFailure() async throws {
         try await withStore { store in
             let writer = StoreWriter(store: store)
+            #expect(writer.takeFailure() == nil)
             // An edit of an item that does not exist is refused by the store: a failed write without I/O tricks.
             let bad = ChecklistChange.removeItem(itemID: 42)
-            await #expect(throws: StoreError.self) { try await writer.submit([bad], generation: 0).durable() }
+            await #expect(throws: StoreError.self) { try await writer.submit([bad]).durable() }
             let good = ChecklistChange.putItem(ChecklistItem(itemID: 1, text: "ok", createdAt: Date()), listID: 1)
-            await #expect(throws: StoreError.self) { try await writer.submit([good], generation: 0).durable() }
-            writer.resynchronized(generation: 1)
-            // A change computed before the reload is void, however late it comes; one computed after goes through.
-            await #expect(throws: StoreError.self) { try await writer.submit([good], generation: 0).durable() }
-            // A late word from the older generation does not take the writer back to it.
-            writer.resynchronized(generation: 0)
-            try await writer.submit([good], generation: 1).durable()
+            // Computed on what the failed write may have lost: void.
+            await #expect(throws: StoreError.self) { try await writer.submit([good]).durable() }
+            #expect(store.library.itemCount == 0)
+            // The service hears of the failure once, reloads, and its changes go through again.
+            #expect(writer.takeFailure()?.code == .rejectedChange)
+            #expect(writer.takeFailure() == nil)
+            try await writer.submit([good]).durable()
             #expect(store.library.itemCount == 1)
         }
     }

@@ -32,9 +32,11 @@ import Testing
             clock: ManualWallClock(ReminderServiceTests.t0),
             catchUpWindow: 3600,
             sinks: [],
+            events: EventHub(),
             logger: ReminderServiceTests.Rig.quiet,
             timer: { _ in RecordingTimer() }
         )
+        let api = APIHandler(service: service, socket: "test")
         let group = ServiceGroup(services: [service], logger: ReminderServiceTests.Rig.quiet)
         var reports: [ClientReport] = []
         try await withThrowingTaskGroup(of: ClientReport?.self) { tasks in
@@ -42,10 +44,10 @@ import Testing
                 try await group.run()
                 return nil
             }
-            _ = try await service.pending
+            _ = try await api.pending
             reports = try await withThrowingTaskGroup(of: ClientReport.self) { clients in
                 for client in 0..<Self.clients {
-                    clients.addTask { try await Self.runClient(client, service) }
+                    clients.addTask { try await Self.runClient(client, api) }
                 }
                 return try await clients.reduce(into: []) { $0.append($1) }
             }
@@ -134,7 +136,7 @@ import Testing
 
     /// One client: creates items, edits and removes its own, one request at a time, and reads back each
     /// acknowledged change at once. No other client touches its items, so its answers alone say what disk may hold.
-    static func runClient(_ client: Int, _ service: ReminderService) async throws -> ClientReport {
+    static func runClient(_ client: Int, _ api: APIHandler) async throws -> ClientReport {
         var generator = SeededGenerator(seed: UInt64(client + 1))
         var items: [ItemHistory] = []
         var answers = Answers()
@@ -144,7 +146,7 @@ import Testing
             let choice = live.isEmpty ? 0 : Int.random(in: 0..<4, using: &generator)
             if choice < 2 {
                 let outcome = await answer {
-                    try await service.addItem(.init(text: text, dueDate: Instant(ReminderServiceTests.t0 + 60)))
+                    try await api.addItem(.init(text: text, dueDate: Instant(ReminderServiceTests.t0 + 60)))
                 }
                 answers.count(outcome)
                 switch outcome {
@@ -162,9 +164,9 @@ import Testing
                 let removing = choice == 3
                 let outcome = await answer {
                     if removing {
-                        try await service.removeItem(itemID)
+                        try await api.removeItem(itemID)
                     } else {
-                        _ = try await service.editItem(itemID, ItemPatch(ItemEdit(text: text)))
+                        _ = try await api.editItem(itemID, ItemPatch(ItemEdit(text: text)))
                     }
                 }
                 answers.count(outcome)
@@ -177,7 +179,7 @@ import Testing
                 if items[index].possible == [nil] { live.removeAll { $0 == index } }
             }
             // Right after the answer, nudged shows what the answers allow: never a refused change.
-            if try await !shows(items, service) { answers.contradicted += 1 }
+            if try await !shows(items, api) { answers.contradicted += 1 }
         }
         return ClientReport(items: items, answers: answers)
     }
@@ -199,14 +201,9 @@ import Testing
 
     /// Whether nudged shows every item of this client as its answers allow; a create that was refused must not
     /// show at all.
-    static func shows(_ items: [ItemHistory], _ service: ReminderService) async throws -> Bool {
+    static func shows(_ items: [ItemHistory], _ api: APIHandler) async throws -> Bool {
         let shown = Dictionary(
-            uniqueKeysWithValues: try await service.itemPage(
-                listName: nil,
-                includeChecked: true,
-                after: 0,
-                limit: ReminderService.maximumPageSize
-            ).items.map {
+            uniqueKeysWithValues: try await api.itemPage(all: true).items.map {
                 ($0.itemID, $0.text)
             }
         )

@@ -82,28 +82,31 @@ struct APIFailure: Error {
         }
     }
 
-    /// A request that came as nudged stops, after the loop that answers requests ended.
-    static let stopping = APIFailure(
-        status: .serviceUnavailable,
-        code: "stopping",
-        message: "nudged is stopping; send the request again once it runs"
-    )
-
-    /// A request that had applied part of itself (a clock move or batch over several turns) when nudged began to stop.
-    static let stoppedPartWay = APIFailure(
-        status: .serviceUnavailable,
-        code: "stopping",
-        message: "nudged stopped part way through this request: what it applied before is kept unless saving it fails "
-            + "as nudged stops; read it back once nudged runs, and send the rest again"
-    )
-
-    /// A request that had applied part of itself over several turns when saving failed.
-    static let failedPartWay = APIFailure(
-        status: .internalServerError,
-        code: "outcome_unknown",
-        message: "saving failed part way through this request (the log says why); what of it was saved is kept: read "
-            + "it back"
-    )
+    /// What the loop answered instead of applying all of a request.
+    private static func from(_ refusal: ReminderService.Refusal) -> APIFailure {
+        switch refusal {
+        case .stopping:
+            APIFailure(
+                status: .serviceUnavailable,
+                code: "stopping",
+                message: "nudged is stopping; send the request again once it runs"
+            )
+        case .stoppedPartWay:
+            APIFailure(
+                status: .serviceUnavailable,
+                code: "stopping",
+                message: "nudged stopped part way through this request: what it applied before is kept unless saving "
+                    + "it fails as nudged stops; read it back once nudged runs, and send the rest again"
+            )
+        case .failedPartWay:
+            APIFailure(
+                status: .internalServerError,
+                code: "outcome_unknown",
+                message: "saving failed part way through this request (the log says why); what of it was saved is "
+                    + "kept: read it back"
+            )
+        }
+    }
 
     /// Maps whatever a request raised to the status and code a client should see.
     static func from(_ error: any Error) -> APIFailure {
@@ -112,7 +115,9 @@ struct APIFailure: Error {
             return failure
         case let error as ServerError:
             return from(error)
-        case let refusal as ReminderService.BatchRefusal:
+        case let refusal as ReminderService.Refusal:
+            return from(refusal)
+        case let refusal as Batch.Refusal:
             let failure = from(refusal.error)
             let kept =
                 switch refusal.applied.count {

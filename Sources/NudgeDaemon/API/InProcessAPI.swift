@@ -46,6 +46,7 @@ package struct InProcessAPI: Sendable {
             clock: clock,
             catchUpWindow: ReminderScheduler.defaultCatchUpWindow,
             sinks: [],
+            events: EventHub(render: APIHandler.frames),
             logger: Self.quiet,
             timer: timer
         )
@@ -59,7 +60,7 @@ package struct InProcessAPI: Sendable {
             defer { tasks.cancelAll() }
             do {
                 // Answered once the service has caught up at start and takes requests.
-                _ = try await service.library
+                try await service.read { _ in }
                 service.events.finish()
                 service.beginStopping()
                 let value = try await body(api)

@@ -21,7 +21,7 @@ struct SystemdService: Service {
         guard let address = environment.notifySocket, let notifier = SystemdNotifier(socket: address, logger: logger)
         else { return nil }
         let status: @Sendable () async -> String = {
-            (try? await service.health(socket: socket)).map(Self.status) ?? "Stopping"
+            (try? await APIHandler(service: service, socket: socket).health()).map(Self.status) ?? "Stopping"
         }
         self.notifier = notifier
         self.status = status

@@ -1,0 +1,119 @@
+import Foundation
+import NudgeAPI
+import NudgeCore
+
+/// `/v1/items` and `/v1/pending`.
+extension APIHandler {
+    /// A page of items in ID order, of one list or all lists; unchecked ones only unless `all`.
+    func listItems(_ input: Operations.ListItems.Input) async throws -> Operations.ListItems.Output {
+        let (listName, includeChecked) = (input.query.list, input.query.all ?? false)
+        let after = try Self.after(input.query.after)
+        let limit = try Self.limit(input.query.limit)
+        let page = try await service.read { book in
+            let listID = try book.listID(id: nil, name: listName)
+            let (found, more) = book.library.itemPage(after: after, limit: limit) { item, list in
+                (listID == nil || list.listID == listID) && (includeChecked || !item.checked)
+            }
+            let items = found.map { book.wire($0.item, in: $0.list) }
+            return Components.Schemas.ItemPage(items: items, next: more ? items.last?.itemID : nil)
+        }
+        return .ok(.init(body: .json(page)))
+    }
+
+    func createItem(_ input: Operations.CreateItem.Input) async throws -> Operations.CreateItem.Output {
+        guard case .json(let request) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        return .created(.init(body: .json(try await service.write { book in try book.add(request) })))
+    }
+
+    func getItem(_ input: Operations.GetItem.Input) async throws -> Operations.GetItem.Output {
+        .ok(.init(body: .json(try await service.read { book in try book.wireItem(input.path.id) })))
+    }
+
+    func updateItem(_ input: Operations.UpdateItem.Input) async throws -> Operations.UpdateItem.Output {
+        guard case .json(let patch) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        return .ok(.init(body: .json(try await edit(input.path.id, patch))))
+    }
+
+    func deleteItem(_ input: Operations.DeleteItem.Input) async throws -> Operations.DeleteItem.Output {
+        try await service.write { book in ((), try book.removeItem(itemID: input.path.id)) }
+        return .noContent(.init())
+    }
+
+    func checkItem(_ input: Operations.CheckItem.Input) async throws -> Operations.CheckItem.Output {
+        .ok(.init(body: .json(try await edit(input.path.id, ItemPatch(ItemEdit(checked: true))))))
+    }
+
+    func uncheckItem(_ input: Operations.UncheckItem.Input) async throws -> Operations.UncheckItem.Output {
+        .ok(.init(body: .json(try await edit(input.path.id, ItemPatch(ItemEdit(checked: false))))))
+    }
+
+    private func edit(_ itemID: Int, _ patch: ItemPatch) async throws -> Components.Schemas.Item {
+        try await service.write { book in try book.edit(itemID, patch) }
+    }
+
+    /// Snoozes an item's reminder until the instant the body names, from the loop's clock (the manual clock's, too).
+    func snoozeItem(_ input: Operations.SnoozeItem.Input) async throws -> Operations.SnoozeItem.Output {
+        guard case .json(let snooze) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        let until = try Self.snoozeTarget(snooze)
+        let item = try await service.write { book in try book.snooze(input.path.id, until: until) }
+        return .ok(.init(body: .json(item)))
+    }
+
+    /// The instant a `Snooze` names, from the loop's clock as it reads when the snooze is applied.
+    static func snoozeTarget(_ snooze: Components.Schemas.Snooze) throws -> @Sendable (Date) -> Date {
+        switch (snooze._for, snooze.until) {
+        case (let length?, nil):
+            guard let seconds = DurationText.iso8601Seconds(length), seconds > 0 else {
+                throw APIFailure.badRequest(
+                    ModelError.Code.invalidSnooze.rawValue,
+                    "field for: \"\(length.prefix(40))\" is not a length of time over zero; use \(DurationText.expected)"
+                )
+            }
+            return { $0.addingTimeInterval(seconds) }
+        case (nil, let instant?):
+            return { _ in instant.date }
+        default:
+            throw APIFailure.badRequest(
+                "invalid_body",
+                "give either for (an ISO 8601 duration, like PT10M) or until (an instant), not both or neither"
+            )
+        }
+    }
+
+    /// A page of pending reminders, soonest first, after item `after`'s reminder (due at `afterDue`, or as pending
+    /// now).
+    func listPending(_ input: Operations.ListPending.Input) async throws -> Operations.ListPending.Output {
+        let after = try Self.after(input.query.after)
+        let afterDue = input.query.afterDue?.date
+        let limit = try Self.limit(input.query.limit)
+        let page = try await service.read { book in
+            var cursor: (due: Date, itemID: Int)?
+            if after > 0 {
+                // A well-formed request about a reminder that is not there: 404, as for an item that is not.
+                guard let due = afterDue ?? book.scheduler.pendingReminder(for: after)?.due else {
+                    throw APIFailure(
+                        status: .notFound,
+                        code: "no_pending_reminder",
+                        message: "item \(after) has no pending reminder to start the page after; pass afterDue too, as "
+                            + "the previous page's nextDue gave it"
+                    )
+                }
+                cursor = (due, after)
+            }
+            let (reminders, more) = book.scheduler.pendingPage(after: cursor, limit: limit)
+            let last = more ? reminders.last : nil
+            return Components.Schemas.ReminderPage(
+                reminders: reminders.map(Components.Schemas.Reminder.init),
+                next: last?.itemID,
+                nextDue: last.map { Instant($0.due) }
+            )
+        }
+        return .ok(.init(body: .json(page)))
+    }
+}

@@ -1,0 +1,56 @@
+import NudgeAPI
+import NudgeCore
+
+/// `/v1/lists`.
+extension APIHandler {
+    func listLists(_ input: Operations.ListLists.Input) async throws -> Operations.ListLists.Output {
+        let lists = try await service.read { book in book.library.lists.map { book.library.wireList($0) } }
+        return .ok(.init(body: .json(lists)))
+    }
+
+    func createList(_ input: Operations.CreateList.Input) async throws -> Operations.CreateList.Output {
+        guard case .json(let request) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        let icon = try IconName(requested: request.iconName?.rawValue) ?? .noIcon
+        let list = try await service.write { book in
+            let (list, outcome) = try book.addList(name: request.name, iconName: icon)
+            return (book.library.wireList(list), outcome)
+        }
+        return .created(.init(body: .json(list)))
+    }
+
+    func updateList(_ input: Operations.UpdateList.Input) async throws -> Operations.UpdateList.Output {
+        guard case .json(let patch) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        let listID = input.path.id
+        let icon = try IconName(requested: patch.iconName?.rawValue)
+        let list = try await service.write { book in
+            // Not the default already: `false` says what is so. The default: some list must be, so which instead?
+            if patch.isDefault == false, book.library.defaultList.listID == listID {
+                throw APIFailure(
+                    status: .conflict,
+                    code: "default_list",
+                    message:
+                        "list \(listID) is the default list, and one list always is; to stop it being the default, "
+                        + "make another list the default"
+                )
+            }
+            let outcome = try book.updateList(
+                listID: listID,
+                name: patch.name,
+                iconName: icon,
+                makeDefault: patch.isDefault == true
+            )
+            guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
+            return (book.library.wireList(list), outcome)
+        }
+        return .ok(.init(body: .json(list)))
+    }
+
+    func deleteList(_ input: Operations.DeleteList.Input) async throws -> Operations.DeleteList.Output {
+        try await service.write { book in ((), try book.removeList(listID: input.path.id)) }
+        return .noContent(.init())
+    }
+}
