@@ -131,7 +131,7 @@ struct Options {
     var nudged = ".build/release/nudged"
     var sizes = [1_000, 100_000, 1_000_000]
     var runs = 3
-    var layout = ChecklistLibrary.currentFormatVersion
+    var layout = StoreSchema.currentVersion
     /// Start each run on a snapshot and a change log as full as it gets before a compaction.
     var fullLog = false
     var work = ".build/bench"

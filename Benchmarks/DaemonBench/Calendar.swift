@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import NudgeCore
+import NudgeStore
 
 /// `nudge-bench calendar`: what recurrence costs. In process, `CalendarSpec.next(after:in:)` for typical expressions
 /// (each call timed, from instants spread over a year); then the whole daemon's start-up to READY=1 on a store of
@@ -62,14 +63,14 @@ enum CalendarBench {
         let dueDay = Date() + 30 * 86_400
         let oneShot = try StoreTemplate.prepare(
             items: items,
-            layout: ChecklistLibrary.currentFormatVersion,
+            layout: StoreSchema.currentVersion,
             fullLog: false,
             in: options.work,
             name: "store-\(items)-one-shot"
         )
         let recurring = try StoreTemplate.prepare(
             items: items,
-            layout: ChecklistLibrary.currentFormatVersion,
+            layout: StoreSchema.currentVersion,
             fullLog: false,
             in: options.work,
             name: "store-\(items)-recurring",

@@ -32,8 +32,18 @@ extension LogRecord {
         nextListID = try container.decode(Int.self, forKey: .nextListID)
         // Absent from records written before events had IDs.
         nextEventID = try container.decodeIfPresent(Int.self, forKey: .nextEventID) ?? 1
-        changes = try container.decode([ChecklistChange].self, forKey: .changes)
+        changes = try container.decode([StoredChange].self, forKey: .changes).map(\.change)
         events = try container.decodeIfPresent([ReminderEvent].self, forKey: .events) ?? []
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(nextItemID, forKey: .nextItemID)
+        try container.encode(nextListID, forKey: .nextListID)
+        try container.encode(nextEventID, forKey: .nextEventID)
+        try container.encode(changes.map(StoredChange.init), forKey: .changes)
+        try container.encode(events, forKey: .events)
     }
 }
 

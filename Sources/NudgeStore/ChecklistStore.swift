@@ -104,7 +104,7 @@ public final class ChecklistStore: DurableStore {
                 logged: loaded.loggedEvents
             )
             var notes = historyNotes
-            let current = loaded.snapshotVersion == ChecklistLibrary.currentFormatVersion
+            let current = loaded.snapshotVersion == StoreSchema.currentVersion
             if !current {
                 // A new store, or an older layout: write the current one, which includes all the log holds.
                 try writeSnapshot(
@@ -113,7 +113,7 @@ public final class ChecklistStore: DurableStore {
                 )
                 if let version = loaded.snapshotVersion {
                     notes.append(
-                        "store \(path) upgraded from format version \(version) to \(ChecklistLibrary.currentFormatVersion)"
+                        "store \(path) upgraded from format version \(version) to \(StoreSchema.currentVersion)"
                     )
                 }
             }

@@ -4,9 +4,8 @@ import NudgeCore
 /// Turns the library into the store's bytes and back. Every way a file can fail to load becomes a `StoreError` that
 /// names the byte or the field where it went wrong.
 ///
-/// The file is a binary property list of `ChecklistLibrary` (formatVersion, nextItemID, nextListID, lists) and, from
-/// format version 2, `logSequence`: the last change-log record the snapshot includes. XML property lists are read
-/// too, so a person can convert a store to XML, edit it by hand and put it back; the next save writes binary again.
+/// The file is a binary property list of the keys `StoreSchema` lists. XML property lists are read too, so a person
+/// can convert a store to XML, edit it by hand and put it back; the next save writes binary again.
 enum LibraryCoding {
     /// A value as a binary property list: the snapshot, and each change-log record.
     static func encode(_ value: some Encodable, path: String) throws(StoreError) -> Data {
@@ -36,7 +35,7 @@ enum LibraryCoding {
         } catch {
             throw storeError(for: error, path: path, isXML: isXML)
         }
-        let current = ChecklistLibrary.currentFormatVersion
+        let current = StoreSchema.currentVersion
         guard formatVersion <= current else {
             throw .newerFormat(path: path, found: formatVersion, supported: current)
         }
@@ -182,47 +181,6 @@ enum LibraryCoding {
         let body = bytes.starts(with: bom) ? bytes.dropFirst(bom.count) : bytes[...]
         let start = body.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         return ["<?xml", "<!DOCTYPE plist", "<plist"].contains { start.starts(with: Array($0.utf8)) }
-    }
-}
-
-/// What the snapshot file holds: the library, and the last change-log record already in it.
-struct StoreSnapshot: Codable, Sendable, Equatable {
-    var library: ChecklistLibrary
-    /// Records up to this one are in `library`; replay starts after it. 0 when none is (and in format version 1).
-    var logSequence: Int
-    /// The layout the file was in when read; written always in the current one.
-    var storedFormatVersion = ChecklistLibrary.currentFormatVersion
-
-    private enum CodingKeys: String, CodingKey {
-        case formatVersion, logSequence
-    }
-}
-
-extension StoreSnapshot {
-    init(from decoder: any Decoder) throws {
-        library = try ChecklistLibrary(from: decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        storedFormatVersion = try container.decode(Int.self, forKey: .formatVersion)
-        // From format version 2 on the key must be there: without it, replay could apply a change twice.
-        if storedFormatVersion >= 2 {
-            logSequence = try container.decode(Int.self, forKey: .logSequence)
-            guard logSequence >= 0 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .logSequence,
-                    in: container,
-                    debugDescription: "\(logSequence) is not a record number; they start at 0"
-                )
-            }
-        } else {
-            logSequence = 0
-        }
-    }
-
-    /// The library's fields and `logSequence` side by side in one dictionary.
-    func encode(to encoder: any Encoder) throws {
-        try library.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(logSequence, forKey: .logSequence)
     }
 }
 

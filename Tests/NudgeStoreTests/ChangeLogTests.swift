@@ -156,7 +156,7 @@ extension NudgeStoreTests {
                 )
                 var root = try #require(
                     try PropertyListSerialization.propertyList(
-                        from: LibraryCoding.encode(library, path: ""),
+                        from: LibraryCoding.encode(StoreSnapshot(library: library, logSequence: 0), path: ""),
                         format: nil
                     ) as? [String: Any]
                 )
@@ -167,7 +167,7 @@ extension NudgeStoreTests {
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
                 #expect(store.library == library)
-                let current = ChecklistLibrary.currentFormatVersion
+                let current = StoreSchema.currentVersion
                 #expect(store.openingNotes.first?.contains("upgraded from format version 1 to \(current)") == true)
                 let upgraded = try storedRoot(directory.storePath)
                 #expect(upgraded?["formatVersion"] as? Int == current)
@@ -183,7 +183,7 @@ extension NudgeStoreTests {
                 try copyFixture("format-2", to: directory)
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
-                let current = ChecklistLibrary.currentFormatVersion
+                let current = StoreSchema.currentVersion
                 #expect(store.openingNotes.contains { $0.contains("upgraded from format version 2 to \(current)") })
                 let items = store.library.lists.flatMap(\.items).sorted { $0.itemID < $1.itemID }
                 #expect(items.map(\.text) == ["water the plants", "file the quarterly report", "buy milk", "call mum"])
@@ -218,7 +218,7 @@ extension NudgeStoreTests {
                 try copyFixture("format-3", to: directory)
                 let store = try ChecklistStore.open(path: directory.storePath)
                 defer { store.close() }
-                let current = ChecklistLibrary.currentFormatVersion
+                let current = StoreSchema.currentVersion
                 #expect(store.openingNotes.contains { $0.contains("upgraded from format version 3 to \(current)") })
                 let standup = try #require(store.library.item(id: 1))
                 #expect(standup.repeatRule == "Mon..Fri *-*-* 09:30:00")
@@ -437,7 +437,7 @@ extension NudgeStoreTests {
                 let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 python.waitUntilExit()
                 #expect(python.terminationStatus == 0)
-                #expect(printed == "\(ChecklistLibrary.currentFormatVersion) 3 4 item 0 item 1 item 2\n")
+                #expect(printed == "\(StoreSchema.currentVersion) 3 4 item 0 item 1 item 2\n")
             }
         }
     }

@@ -53,7 +53,7 @@ extension NudgeStoreTests.ChecklistStoreTests {
 
     @Test func newerFormatIsRefusedNamingBothVersionsEvenWithAnUnknownLayout() throws {
         try withTemporaryDirectory { directory in
-            let newer = ChecklistLibrary.currentFormatVersion + 1
+            let newer = StoreSchema.currentVersion + 1
             let root: [String: Any] = ["formatVersion": newer, "shelves": ["a layout this version does not know"]]
             try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
                 .write(to: URL(fileURLWithPath: directory.storePath))
@@ -63,7 +63,7 @@ extension NudgeStoreTests.ChecklistStoreTests {
             #expect(
                 error?.description
                     == "store \(directory.storePath) has format version \(newer), but this nudge reads only up to "
-                    + "version \(ChecklistLibrary.currentFormatVersion); it was left untouched — upgrade nudge to use it"
+                    + "version \(StoreSchema.currentVersion); it was left untouched — upgrade nudge to use it"
             )
         }
     }
@@ -193,7 +193,7 @@ extension NudgeStoreTests.ChecklistStoreTests {
     @Test func xmlPropertyListIsReadAndTheNextSaveIsBinary() throws {
         try withTemporaryDirectory { directory in
             let binary = try encodedLibrary(items: 3)
-            let expected = try PropertyListDecoder().decode(ChecklistLibrary.self, from: binary)
+            let expected = try PropertyListDecoder().decode(StoreSnapshot.self, from: binary).library
             let root = try PropertyListSerialization.propertyList(from: binary, format: nil)
             try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
                 .write(to: URL(fileURLWithPath: directory.storePath))

@@ -16,9 +16,9 @@ extension NudgeStoreTests {
                 defer { store.close() }
                 #expect(store.library.lists.map(\.name) == ["Inbox"])
                 let onDisk = try PropertyListDecoder().decode(
-                    ChecklistLibrary.self,
+                    StoreSnapshot.self,
                     from: Data(contentsOf: URL(fileURLWithPath: directory.storePath))
-                )
+                ).library
                 #expect(onDisk == store.library)
             }
         }
@@ -43,9 +43,9 @@ extension NudgeStoreTests {
                             "defaultListID", "storeID",
                         ]
                 )
-                #expect(root?["formatVersion"] as? Int == ChecklistLibrary.currentFormatVersion)
+                #expect(root?["formatVersion"] as? Int == StoreSchema.currentVersion)
                 #expect(root?["logSequence"] as? Int == 3)
-                #expect(try PropertyListDecoder().decode(ChecklistLibrary.self, from: data) == store.library)
+                #expect(try PropertyListDecoder().decode(StoreSnapshot.self, from: data).library == store.library)
             }
         }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// A named list of items. Lists sort by name the way people read them: case-insensitively, "List 2" before
 /// "List 10".
-public struct Checklist: Codable, Sendable, Equatable {
+public struct Checklist: Sendable, Equatable {
     public let listID: Int
     public var name: String
     public var iconName: IconName

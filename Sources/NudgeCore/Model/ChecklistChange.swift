@@ -1,6 +1,6 @@
 /// One durable change to the checklists. The store persists changes, not snapshots, so that a change log can
 /// later replace whole-file rewrites without touching anything above the store.
-public enum ChecklistChange: Codable, Sendable, Equatable {
+public enum ChecklistChange: Sendable, Equatable {
     /// A new, empty list. Applying it advances `nextListID` past its ID.
     case addList(Checklist)
     /// A list's name or icon changed.

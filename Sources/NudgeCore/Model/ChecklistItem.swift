@@ -1,7 +1,7 @@
 import Foundation
 
 /// One thing to do. Its `itemID` is allocated once, never reused, and is the identity of its pending reminder.
-public struct ChecklistItem: Codable, Sendable, Equatable {
+public struct ChecklistItem: Sendable, Equatable {
     public let itemID: Int
     public var text: String
     public var checked: Bool
@@ -13,7 +13,7 @@ public struct ChecklistItem: Codable, Sendable, Equatable {
     /// same due instant twice.
     public var lastFiredAt: Date?
     /// A systemd calendar expression in its normalized form (`Mon..Fri *-*-* 09:30:00`): the item recurs, and
-    /// `dueDate` is its next occurrence. Stored as `repeat`.
+    /// `dueDate` is its next occurrence.
     public var repeatRule: String?
     /// For a recurring item: the latest occurrence checked off. Checking off a recurring item completes one
     /// occurrence and leaves the item open.
@@ -31,15 +31,8 @@ public struct ChecklistItem: Codable, Sendable, Equatable {
     /// reminder they were about fired first. A restart never sends one of them.
     public var warnedThrough: Date?
     /// The UID of the iCalendar task it was imported from, when that was not one nudge made: importing the task
-    /// again updates this item, and exporting it gives the UID back. Stored as `uid`.
+    /// again updates this item, and exporting it gives the UID back.
     public var calendarUID: String?
-
-    private enum CodingKeys: String, CodingKey {
-        case itemID, text, checked, dueDate, shouldRemind, createdAt, updatedAt, lastFiredAt, completedThrough
-        case priority, catchUp, snoozedUntil, warnings, warnedThrough
-        case repeatRule = "repeat"
-        case calendarUID = "uid"
-    }
 
     public init(
         itemID: Int,
@@ -75,48 +68,6 @@ public struct ChecklistItem: Codable, Sendable, Equatable {
         self.warnings = warnings
         self.warnedThrough = warnedThrough
         self.calendarUID = calendarUID
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        itemID = try container.decode(Int.self, forKey: .itemID)
-        text = try container.decode(String.self, forKey: .text)
-        checked = try container.decode(Bool.self, forKey: .checked)
-        dueDate = try container.decodeIfPresent(Date.self, forKey: .dueDate)
-        shouldRemind = try container.decode(Bool.self, forKey: .shouldRemind)
-        createdAt = try container.decode(Date.self, forKey: .createdAt)
-        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
-        lastFiredAt = try container.decodeIfPresent(Date.self, forKey: .lastFiredAt)
-        repeatRule = try container.decodeIfPresent(String.self, forKey: .repeatRule)
-        completedThrough = try container.decodeIfPresent(Date.self, forKey: .completedThrough)
-        // Absent from stores written before format version 4.
-        priority = try container.decodeIfPresent(Priority.self, forKey: .priority) ?? .normal
-        catchUp = try container.decodeIfPresent(CatchUp.self, forKey: .catchUp)
-        snoozedUntil = try container.decodeIfPresent(Date.self, forKey: .snoozedUntil)
-        warnings = try container.decodeIfPresent([TimeInterval].self, forKey: .warnings) ?? []
-        warnedThrough = try container.decodeIfPresent(Date.self, forKey: .warnedThrough)
-        calendarUID = try container.decodeIfPresent(String.self, forKey: .calendarUID)
-    }
-
-    /// Fields without a value are left out (most items have no warnings): the store holds only what is set.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(itemID, forKey: .itemID)
-        try container.encode(text, forKey: .text)
-        try container.encode(checked, forKey: .checked)
-        try container.encodeIfPresent(dueDate, forKey: .dueDate)
-        try container.encode(shouldRemind, forKey: .shouldRemind)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encodeIfPresent(lastFiredAt, forKey: .lastFiredAt)
-        try container.encodeIfPresent(repeatRule, forKey: .repeatRule)
-        try container.encodeIfPresent(completedThrough, forKey: .completedThrough)
-        try container.encode(priority, forKey: .priority)
-        try container.encodeIfPresent(catchUp, forKey: .catchUp)
-        try container.encodeIfPresent(snoozedUntil, forKey: .snoozedUntil)
-        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
-        try container.encodeIfPresent(warnedThrough, forKey: .warnedThrough)
-        try container.encodeIfPresent(calendarUID, forKey: .calendarUID)
     }
 
     /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.

@@ -5,19 +5,10 @@ import Foundation
 /// IDs are allocated monotonically and never reused. `nextItemID` lives beside the items (the seed kept it in
 /// UserDefaults, apart from the data, so a crash between the two writes could hand an ID out twice), and applying
 /// any change that carries an ID moves the counter past it.
-public struct ChecklistLibrary: Codable, Sendable, Equatable {
-    /// The version of the store's layout. A store written by a newer version is refused, never overwritten.
-    /// 1: the property list alone, rewritten on every change. 2: the property list is a snapshot that names the last
-    /// change-log record it includes (`logSequence`), and a change log beside it holds the changes since. 3: items
-    /// may recur (`repeat`, `completedThrough`). 4: items have a `priority`, and may have a `catchUp` rule and a
-    /// `snoozedUntil`, and the library a `defaultListID`. 5: the library has a `storeID`, and items may have the
-    /// `uid` of the calendar task they came from. Older files are read as they are and rewritten in the current
-    /// version on open (which is when a store gets its `storeID`).
-    public static let currentFormatVersion = 5
+public struct ChecklistLibrary: Sendable, Equatable {
     /// The name of the list a new store starts with, the default until the user chooses another.
     public static let firstListName = "Inbox"
 
-    public private(set) var formatVersion: Int
     public private(set) var nextItemID: Int
     public private(set) var nextListID: Int
     /// The ID the next scheduler decision (`ReminderEvent`) gets. Events are not in the library, but their IDs are
@@ -40,13 +31,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         var itemIndex: Int
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case formatVersion, nextItemID, nextListID, nextEventID, defaultListID, storeID, lists
-    }
-
     /// A new library as on first run: one list, "Inbox", the default.
     public init() {
-        formatVersion = Self.currentFormatVersion
         nextItemID = 1
         nextListID = 2
         nextEventID = 1
@@ -54,23 +40,6 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         chosenDefaultListID = 1
         storeID = Self.newStoreID()
         rebuildLocations()
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        // Older layouts are read as they are (the store checks the number); in memory the layout is the current one.
-        _ = try container.decode(Int.self, forKey: .formatVersion)
-        try self.init(
-            nextItemID: try container.decode(Int.self, forKey: .nextItemID),
-            nextListID: try container.decode(Int.self, forKey: .nextListID),
-            // Absent from stores written before events had IDs.
-            nextEventID: try container.decodeIfPresent(Int.self, forKey: .nextEventID) ?? 1,
-            // Absent from stores written before the default list could be chosen.
-            defaultListID: try container.decodeIfPresent(Int.self, forKey: .defaultListID),
-            // Absent from stores written before format version 5, which are rewritten with it on open.
-            storeID: try container.decodeIfPresent(String.self, forKey: .storeID),
-            lists: try container.decode([Checklist].self, forKey: .lists)
-        )
     }
 
     /// A library as a store holds it, checked and repaired as when decoded: every ID in range and used once (a
@@ -85,7 +54,6 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         storeID: String? = nil,
         lists: [Checklist]
     ) throws {
-        formatVersion = Self.currentFormatVersion
         self.nextItemID = nextItemID
         self.nextListID = nextListID
         self.nextEventID = nextEventID
@@ -157,19 +125,8 @@ public struct ChecklistLibrary: Codable, Sendable, Equatable {
         init?(intValue: Int) { self = .index(intValue) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(formatVersion, forKey: .formatVersion)
-        try container.encode(nextItemID, forKey: .nextItemID)
-        try container.encode(nextListID, forKey: .nextListID)
-        try container.encode(nextEventID, forKey: .nextEventID)
-        try container.encodeIfPresent(chosenDefaultListID, forKey: .defaultListID)
-        try container.encode(storeID, forKey: .storeID)
-        try container.encode(lists, forKey: .lists)
-    }
-
     public static func == (a: ChecklistLibrary, b: ChecklistLibrary) -> Bool {
-        a.formatVersion == b.formatVersion && a.nextItemID == b.nextItemID && a.nextListID == b.nextListID
+        a.nextItemID == b.nextItemID && a.nextListID == b.nextListID
             && a.nextEventID == b.nextEventID && a.chosenDefaultListID == b.chosenDefaultListID
             && a.storeID == b.storeID
             && a.lists == b.lists

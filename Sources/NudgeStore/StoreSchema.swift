@@ -1,0 +1,118 @@
+import Foundation
+import NudgeCore
+
+/// The on-disk schema in one place: the formats the store has had, and every key each stored record is written
+/// under. The encoder, the full decoder (Foundation's, which names a wrong field) and the fast snapshot reader
+/// (`SnapshotReader`) are all driven by these tables, so a field added to one is written, read and read fast alike,
+/// and a key no table has is refused, never dropped. docs/STORE.md describes the files for people.
+public enum StoreSchema {
+    /// A format the store has had: its version, and what it changed.
+    struct Format: Sendable {
+        let version: Int
+        let change: String
+    }
+
+    /// Every format, oldest first. A store in an older one is read as it is (a key a format added reads as absent,
+    /// its field as the blank record's) and rewritten in the newest on open; a newer one is refused, never
+    /// overwritten. A new format goes last, and its keys go in the tables below with the version they are required
+    /// from, if they are.
+    static let formats = [
+        Format(version: 1, change: "the property list alone, rewritten on every change"),
+        Format(
+            version: 2,
+            change: "the property list is a snapshot that names the last change-log record it includes "
+                + "(logSequence), and a change log beside it holds the changes since"
+        ),
+        Format(version: 3, change: "items may recur (repeat, completedThrough)"),
+        Format(
+            version: 4,
+            change: "items have a priority, and may have a catchUp rule, a snoozedUntil, warnings and a "
+                + "warnedThrough; the library may have a defaultListID"
+        ),
+        Format(
+            version: 5,
+            change: "the library has a storeID (made on open for an older store), and items may have the uid of the "
+                + "calendar task they came from"
+        ),
+    ]
+
+    public static let currentVersion = formats[formats.count - 1].version
+}
+
+/// An item: `itemID`, then these keys.
+extension ChecklistItem: StoredRecord {
+    static let fields: [StoredField<ChecklistItem>] = [
+        .init("text", \.text, .required),
+        .init("checked", \.checked, .required),
+        .init("dueDate", \.dueDate),
+        .init("shouldRemind", \.shouldRemind, .required),
+        .init("createdAt", \.createdAt, .required),
+        .init("updatedAt", \.updatedAt, .required),
+        .init("lastFiredAt", \.lastFiredAt),
+        .init("repeat", \.repeatRule),
+        .init("completedThrough", \.completedThrough),
+        .init("priority", \.priority),
+        .init("catchUp", \.catchUp),
+        .init("snoozedUntil", \.snoozedUntil),
+        .init("warnings", \.warnings),
+        .init("warnedThrough", \.warnedThrough),
+        .init("uid", \.calendarUID),
+    ]
+
+    static let identityKey: String? = "itemID"
+    var identity: Int? { itemID }
+    static func blank(identity: Int) -> ChecklistItem {
+        ChecklistItem(itemID: identity, text: "", createdAt: Date(timeIntervalSinceReferenceDate: 0))
+    }
+    static let fieldIndex = makeFieldIndex()
+    static let readerSlot = 0
+}
+
+/// A list: `listID`, then these keys.
+extension Checklist: StoredRecord {
+    static let fields: [StoredField<Checklist>] = [
+        .init("name", \.name, .required),
+        .init("iconName", \.iconName, .required),
+        .init("items", \.items, .required),
+    ]
+
+    static let identityKey: String? = "listID"
+    var identity: Int? { listID }
+    static func blank(identity: Int) -> Checklist { Checklist(listID: identity, name: "") }
+    static let fieldIndex = makeFieldIndex()
+    static let readerSlot = 1
+}
+
+/// The snapshot file's top level: the library's fields, and the last change-log record it includes.
+struct SnapshotFields: StoredRecord, Equatable {
+    var formatVersion = StoreSchema.currentVersion
+    var nextItemID = 0
+    var nextListID = 0
+    /// Absent from stores written before events had IDs.
+    var nextEventID = 1
+    var defaultListID: Int?
+    /// Absent from stores written before format version 5, which are given one on open.
+    var storeID: String?
+    var lists: [Checklist] = []
+    /// Records up to this one are in the snapshot; 0 when none is, as in format version 1.
+    var logSequence = 0
+
+    static let fields: [StoredField<SnapshotFields>] = [
+        .init("formatVersion", \.formatVersion, .required),
+        .init("nextItemID", \.nextItemID, .required),
+        .init("nextListID", \.nextListID, .required),
+        .init("nextEventID", \.nextEventID),
+        .init("defaultListID", \.defaultListID),
+        .init("storeID", \.storeID),
+        .init("lists", \.lists, .required),
+        // Without it, replay could apply a change twice.
+        .init("logSequence", \.logSequence, .requiredFrom(version: 2)),
+    ]
+
+    static let identityKey: String? = nil
+    var identity: Int? { nil }
+    static let versionKey: String? = "formatVersion"
+    static func blank(identity: Int) -> SnapshotFields { SnapshotFields() }
+    static let fieldIndex = makeFieldIndex()
+    static let readerSlot = 2
+}
