@@ -33,7 +33,7 @@ struct ConfigurationReloader: Service {
             for key in changed {
                 let change =
                     "\(key.rawValue) \(current[key]?.description ?? "-") → \(next.settings[key]?.description ?? "-")"
-                guard key.changesAtRunTime else {
+                guard key.entry.reloads else {
                     said.append(change + " (needs a restart)")
                     continue
                 }

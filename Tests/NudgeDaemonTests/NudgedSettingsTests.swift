@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCore
 import Testing
 
 @testable import NudgeDaemon
@@ -143,5 +144,31 @@ import Testing
         #expect(NudgedSettings.Key.catchUpWindow.variable == "NUDGE_CATCH_UP_WINDOW")
         #expect(NudgedSettings.Key.store.variable == "NUDGE_STORE" && NudgedSettings.Key.socket.flag == "--socket")
         #expect(NudgedSettings.Key.onFire.flag == "--on-fire")
+    }
+
+    /// The table and the command's declarations agree: each setting's flag, as its entry names it, lands in that
+    /// setting (a value its kind reads), and each one's default reads as the options' own check wants.
+    @Test func everySettingsFlagLandsInItsSettingAndEveryDefaultReads() async throws {
+        for key in NudgedSettings.Key.allCases {
+            let value: String =
+                switch key.entry.kind {
+                case .count: "7"
+                case .list: "log"
+                default: "x"
+                }
+            let command = try NudgedCommand.parse([key.flag, value])
+            let expected: NudgedSettings.Value =
+                switch key.entry.kind {
+                case .count: .number(7)
+                case .list: .list(["log"])
+                default: .text("x")
+                }
+            #expect(command.flags == [key: expected], "\(key.flag) \(value)")
+            #expect(key.help.abstract.hasPrefix(key.entry.help), "\(key)")
+        }
+        // With nothing given, every default is one the options take.
+        let (settings, options) = try await read(nil)
+        #expect(settings.origins.values.allSatisfy { $0 == .standard })
+        #expect(options.catchUpWindow == ReminderScheduler.defaultCatchUpWindow)
     }
 }

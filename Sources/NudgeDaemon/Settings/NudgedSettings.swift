@@ -11,48 +11,6 @@ import SystemPackage
 /// `catchUpWindow` is `NUDGE_CATCH_UP_WINDOW`), else the config file, else its default. Read with
 /// swift-configuration; the file is JSON, which it reads without another parser, as one object of these keys.
 struct NudgedSettings: Sendable, Equatable {
-    /// The settings, by their key in the file.
-    enum Key: String, CaseIterable, Sendable {
-        case store, socket, sinks, onFire, onFireTimeout, catchUpWindow, clock, historyEvents, historyAge, logLevel
-        case compactAfter, maxConnections, requestHeadTimeout, requestBodyTimeout, idleTimeout, snoozeLength
-
-        /// Its command-line flag.
-        var flag: String {
-            "--"
-                + rawValue.reduce(into: "") { name, character in
-                    if character.isUppercase { name += "-" }
-                    name += character.lowercased()
-                }
-        }
-
-        /// Its environment variable.
-        var variable: String { "NUDGE_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_") }
-
-        /// Its value when nothing gives one; nil: none (the store's and socket's paths are worked out, the sinks
-        /// chosen by what the machine has).
-        var standard: Value? {
-            switch self {
-            case .store, .socket, .sinks: Optional.none
-            case .onFire: .list([])
-            case .onFireTimeout: .text("30s")
-            case .catchUpWindow: .text("24h")
-            case .clock: .text("wall")
-            case .historyEvents: .number(HistoryLimits.standard.count)
-            case .historyAge: .text("30d")
-            case .logLevel: .text("info")
-            case .compactAfter: .text("16M")
-            case .maxConnections: .number(ConnectionLimits().connections)
-            case .requestHeadTimeout: .text("10s")
-            case .requestBodyTimeout: .text("30s")
-            case .idleTimeout: .text("60s")
-            case .snoozeLength: .text("10m")
-            }
-        }
-
-        /// What a reload can change in a running nudged; the rest needs a restart.
-        var changesAtRunTime: Bool { self == .catchUpWindow || self == .logLevel }
-    }
-
     enum Value: Sendable, Equatable, CustomStringConvertible {
         case text(String)
         case number(Int)
@@ -166,9 +124,9 @@ struct NudgedSettings: Sendable, Equatable {
         for key in Key.allCases {
             let found: Value?
             let configKey = ConfigKey(key.rawValue)
-            switch key {
-            case .historyEvents, .maxConnections: found = reader.int(forKey: configKey).map(Value.number)
-            case .sinks, .onFire:
+            switch key.entry.kind {
+            case .count: found = reader.int(forKey: configKey).map(Value.number)
+            case .list:
                 // A list, or one string of comma-separated words, as the flag takes it.
                 if let list = reader.stringArray(forKey: configKey) {
                     found = .list(list)
@@ -182,13 +140,7 @@ struct NudgedSettings: Sendable, Equatable {
             let (provider, failure) = reporter.take()
             let origin: Origin = [.flag, .environment, .file(configFile)][safe: provider] ?? .standard
             if failure != nil {
-                let expected =
-                    switch key {
-                    case .historyEvents, .maxConnections: "a whole number, like \(key.standard?.description ?? "1")"
-                    case .sinks, .onFire: "a list of strings, like [\"journal\", \"log\"]"
-                    default: "a string, like \"\(key.standard?.description ?? "/path")\""
-                    }
-                throw .configuration("\(source(of: key, from: origin)) must be \(expected)")
+                throw .configuration("\(source(of: key, from: origin)) must be \(key.expected)")
             }
             settings.values[key] = found ?? key.standard
             settings.origins[key] = found == nil ? .standard : origin
@@ -329,120 +281,6 @@ private final class OriginReporter: AccessReporter {
         last.withLock { value in
             defer { value = (nil, nil) }
             return value
-        }
-    }
-}
-
-/// nudged's settings checked and typed, ready for a run. A value that does not read is an error naming where it came
-/// from: a flag (exit 64, as any usage error), or the environment or the config file (exit 78, a configuration error).
-struct DaemonOptions: Sendable {
-    let settings: NudgedSettings
-    var paths: ServicePaths
-    var sinks: [SinkSelection.Kind]?
-    var onFire: [String]
-    var onFireTimeout: TimeInterval
-    /// How long the Snooze button of a desktop notification snoozes for.
-    var snoozeLength: TimeInterval
-    var catchUpWindow: TimeInterval
-    var clock: ClockChoice
-    var historyLimits: HistoryLimits
-    var logLevel: Logger.Level
-    var compactAfter: Int
-    var limits: ConnectionLimits
-
-    init(_ settings: NudgedSettings, environment: [String: String]) throws(DaemonError) {
-        self.settings = settings
-        func refuse(_ key: NudgedSettings.Key, _ reason: String) -> DaemonError {
-            let value = settings[key].map { "\"\($0)\"" } ?? "(none)"
-            let code: DaemonError.Code = settings.origins[key] == .flag ? .usage : .configuration
-            return DaemonError(code: code, description: "\(settings.source(of: key)) \(value) \(reason)")
-        }
-        func duration(_ key: NudgedSettings.Key, within range: ClosedRange<TimeInterval>, like example: String)
-            throws(DaemonError) -> TimeInterval
-        {
-            guard let seconds = settings.text(key).flatMap(DurationText.seconds), range.contains(seconds) else {
-                throw refuse(
-                    key,
-                    "is not a duration from \(DurationText.short(range.lowerBound)) to "
-                        + "\(DurationText.short(range.upperBound)); use a whole number with s, m, h or d, like \(example)"
-                )
-            }
-            return seconds
-        }
-        let forever: TimeInterval = 100 * 366 * 86_400
-        catchUpWindow = try duration(.catchUpWindow, within: 0...forever, like: "24h")
-        onFireTimeout = try duration(.onFireTimeout, within: 1...forever, like: "30s")
-        snoozeLength = try duration(.snoozeLength, within: 60...forever, like: "10m")
-        historyLimits = HistoryLimits(
-            count: settings.number(.historyEvents),
-            age: try duration(.historyAge, within: 1...forever, like: "30d")
-        )
-        guard (1...HistoryLimits.maximumCount).contains(historyLimits.count) else {
-            throw refuse(.historyEvents, "is not from 1 to \(HistoryLimits.maximumCount) events")
-        }
-        limits = ConnectionLimits()
-        limits.connections = settings.number(.maxConnections)
-        guard (1...1_000_000).contains(limits.connections) else {
-            throw refuse(.maxConnections, "is not from 1 to 1000000 connections")
-        }
-        let week: TimeInterval = 7 * 86_400
-        limits.requestHead = .seconds(Int64(try duration(.requestHeadTimeout, within: 1...week, like: "10s")))
-        limits.requestBody = .seconds(Int64(try duration(.requestBodyTimeout, within: 1...week, like: "30s")))
-        limits.idle = .seconds(Int64(try duration(.idleTimeout, within: 1...week, like: "60s")))
-        guard let compaction = settings.text(.compactAfter).flatMap(NudgedCommand.bytes),
-            (4 << 10...1 << 30).contains(compaction)
-        else {
-            throw refuse(.compactAfter, "is not a size from 4K to 1G; use a whole number with K, M or G, like 16M")
-        }
-        compactAfter = compaction
-        guard let level = settings.text(.logLevel).flatMap(Logger.Level.init(rawValue:)) else {
-            throw refuse(.logLevel, "is not a level; use one of trace, debug, info, notice, warning, error, critical")
-        }
-        logLevel = level
-        let clockText = settings.text(.clock) ?? "wall"
-        if clockText == "wall" {
-            clock = .wall
-        } else if clockText == "manual" {
-            clock = .manual(start: Date())
-        } else if clockText.hasPrefix("manual:") {
-            guard let start = InstantFormat.parse(String(clockText.dropFirst("manual:".count))) else {
-                throw refuse(
-                    .clock,
-                    "is not manual:INSTANT with an ISO 8601 date-time with an offset; use one like "
-                        + "manual:2027-01-01T09:00:00Z"
-                )
-            }
-            clock = .manual(start: start)
-        } else {
-            throw refuse(.clock, "is not a clock; use wall, manual, or manual:INSTANT like manual:2027-01-01T09:00:00Z")
-        }
-        onFire = settings.list(.onFire) ?? []
-        sinks = nil
-        if let list = settings.list(.sinks) {
-            sinks = []
-            for word in list {
-                guard let kind = SinkSelection.kind(word) else {
-                    let kinds = SinkSelection.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw refuse(.sinks, "names \"\(word)\", which is not a sink; use a list of \(kinds)")
-                }
-                sinks?.append(kind)
-            }
-        }
-        if let sinks, sinks.contains(.command), onFire.isEmpty {
-            throw refuse(.sinks, "names command, but no --on-fire program is given; add --on-fire PROGRAM last")
-        }
-        if let sinks, !sinks.contains(.command), !onFire.isEmpty {
-            throw refuse(.onFire, "gives a program, but the sinks leave out command; add command to them")
-        }
-        paths = ServicePaths(
-            storeFlag: settings.text(.store),
-            socketFlag: settings.text(.socket),
-            environment: environment
-        )
-        switch settings.origins[.socket] {
-        case .environment: paths.runtimeDirectoryReason = NudgedSettings.Key.socket.variable
-        case .file(let path): paths.runtimeDirectoryReason = path
-        default: break
         }
     }
 }
