@@ -71,7 +71,8 @@ struct Daemon {
         ) {
             await systemd?.serverIsRunning()
         }
-        defer { unlink(paths.socket) }
+        // Gone already (removed by hand), it is as wanted.
+        defer { try? SystemCall.unlink(paths.socket) }
         logger.notice(
             "nudged serving \(paths.socket) (\(paths.runtimeDirectoryReason)); store \(paths.store); \(sinks.summary)"
         )

@@ -3,6 +3,7 @@ import CSystemd
 import Glibc
 import NudgeSystem
 import Synchronization
+import SystemPackage
 
 /// What the notification server says unasked.
 public enum NotificationSignal: Sendable, Equatable {
@@ -69,9 +70,12 @@ public final class NotificationBus: Sendable {
         )
         self.signals = signals
         signalSink = SignalSink(continuation)
-        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        // Without it the bus thread could not be woken, and every call would wait for ever.
-        precondition(wakeFD >= 0, "eventfd failed: \(Self.errnoText(errno))")
+        do {
+            wakeFD = try SystemCall.valueOrErrno { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+        } catch {
+            // Without it the bus thread could not be woken, and every call would wait for ever.
+            preconditionFailure("eventfd failed: \(error)")
+        }
     }
 
     /// Calls `member` of `interface` on `destination` and reads the reply with `read`, on the bus thread; with the
@@ -166,8 +170,8 @@ public final class NotificationBus: Sendable {
         if !threadStarted.exchange(true, ordering: .acquiringAndReleasing) {
             startThread(named: "nudge-dbus") { [self] in serve() }
         }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        // Only a closed or bad descriptor could refuse, and this one is open for the bus's life.
+        try? SystemCall.signalEvent(FileDescriptor(rawValue: wakeFD))
     }
 
     /// The thread's life: run what was submitted, let sd-bus process what came and went, and sleep in `poll` until
@@ -204,10 +208,10 @@ public final class NotificationBus: Sendable {
                         deadline <= nowMicroseconds ? 0 : Int32(min((deadline - nowMicroseconds + 999) / 1_000, 60_000))
                 }
             }
-            _ = poll(&fds, nfds_t(fds.count), timeout)
+            // Interrupted, it answers 0 and the loop looks again; it cannot fail on two open descriptors otherwise.
+            _ = try? SystemCall.poll(&fds, milliseconds: timeout)
             if fds[0].revents & Int16(POLLIN) != 0 {
-                var count: UInt64 = 0
-                _ = read(wakeFD, &count, 8)
+                _ = try? SystemCall.takeEvents(FileDescriptor(rawValue: wakeFD))
             }
         }
     }

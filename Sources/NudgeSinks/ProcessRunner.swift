@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import NudgeSystem
+import SystemPackage
 
 /// A program to run: by argument vector, never through a shell. Arguments and environment values are C strings,
 /// which cannot hold NUL, so a NUL in them is shown as U+2400 (␀) instead of silently cutting the text short.
@@ -74,107 +75,69 @@ public final class SpawningRunner: ProcessRunner {
     }
 
     private static func runToEnd(_ command: ProcessCommand) -> ProcessOutcome {
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(command.environment) { $1 }
         let pid: pid_t
-        switch spawn(command) {
-        case .success(let spawned): pid = spawned
-        case .failure(let failure): return .notStarted(failure.reason)
+        do {
+            pid = try SystemCall.spawn(
+                .init(executable: command.executable, arguments: command.arguments, environment: environment)
+            )
+        } catch {
+            return .notStarted("\(command.executable): \(error)")
         }
-        let pidfd = nudge_pidfd_open(pid)
-        defer { if pidfd >= 0 { close(pidfd) } }
-        let milliseconds =
-            command.timeout.components.seconds * 1_000
-            + command.timeout.components.attoseconds / 1_000_000_000_000_000
-        if !exits(pid, pidfd, within: milliseconds) {
-            kill(-pid, SIGTERM)
-            _ = exits(pid, pidfd, within: 1_000)
+        // Without one (a kernel before 5.3, no descriptor left, a seccomp filter), a look every 50 ms.
+        let pidfd = try? SystemCall.pidfdOpen(pid)
+        defer { try? pidfd?.close() }
+        if !exits(pid, pidfd, within: command.timeout) {
+            // Already gone, it cannot be signalled (ESRCH): nothing to do about that.
+            try? SystemCall.kill(-pid, SIGTERM)
+            _ = exits(pid, pidfd, within: Duration.seconds(1))
             // Whatever of the group is left, the program's children that outlived or ignored SIGTERM included.
             // Before the reap: the program's zombie keeps its process group ID from being reused until then.
-            kill(-pid, SIGKILL)
+            try? SystemCall.kill(-pid, SIGKILL)
             _ = reap(pid)
             return .timedOut
         }
         return reap(pid)
     }
 
-    /// Whether process `pid` has exited within `milliseconds`, without reaping it: `poll` on its pidfd, or, where
-    /// there is none (a kernel before 5.3, no descriptor left, a seccomp filter), a look every 50 ms.
-    private static func exits(_ pid: pid_t, _ pidfd: Int32, within milliseconds: Int64) -> Bool {
-        func now() -> Int64 {
-            var time = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &time)
-            return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
-        }
-        let end = now() + milliseconds
-        var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-        while true {
-            let left = end - now()
-            if pidfd >= 0 {
-                let ready = poll(&entry, 1, Int32(clamping: max(min(left, 3_600_000), 0)))
-                if ready > 0 { return true }
-                if ready < 0 && errno != EINTR { return false }
-            } else {
-                var info = siginfo_t()
-                if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_signo != 0 {
-                    return true
+    /// Whether process `pid` has exited within `timeout`, without reaping it: `poll` on its pidfd, or a look every
+    /// 50 ms where there is none. A wait that fails says it has not, and the caller stops the program.
+    private static func exits(_ pid: pid_t, _ pidfd: FileDescriptor?, within timeout: Duration) -> Bool {
+        let end = ContinuousClock.now + timeout
+        do {
+            while true {
+                let left = ContinuousClock.now.duration(to: end)
+                // Rounded up, so a wait never ends just short of the deadline and spins.
+                let (seconds, attoseconds) = left.components
+                let milliseconds = Int32(
+                    clamping: max(min(seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1, 3_600_000), 0)
+                )
+                if let pidfd {
+                    var entry = [pollfd(fd: pidfd.rawValue, events: Int16(POLLIN), revents: 0)]
+                    if try SystemCall.poll(&entry, milliseconds: milliseconds) > 0 {
+                        return true
+                    }
+                } else {
+                    if try SystemCall.hasExited(pid) { return true }
+                    var none: [pollfd] = []
+                    if left > .zero { _ = try SystemCall.poll(&none, milliseconds: min(milliseconds, 50)) }
                 }
-                if left > 0 { _ = poll(nil, 0, Int32(min(left, 50))) }
+                if left <= .zero { return false }
             }
-            if left <= 0 { return false }
+        } catch {
+            return false
         }
     }
 
     private static func reap(_ pid: pid_t) -> ProcessOutcome {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return .notStarted("waiting for it failed: \(String(cString: strerror(errno)))") }
+        do {
+            return switch try SystemCall.reap(pid) {
+            case .exited(let status): .exited(status)
+            case .signalled(let signal): .signalled(signal)
+            }
+        } catch {
+            return .notStarted("waiting for it failed: \(error)")
         }
-        // WIFEXITED and friends are macros, which Swift does not import.
-        let signal = status & 0x7f
-        return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
-    }
-
-    private struct SpawnFailure: Error {
-        var reason: String
-    }
-
-    private static func spawn(_ command: ProcessCommand) -> Result<pid_t, SpawnFailure> {
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge(command.environment) { $1 }
-        let argv = ([command.executable] + command.arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv + envp { free(pointer) }
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        // Whatever nudged has open beyond these (sockets, the store) is not the program's.
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        // nudged ignores SIGPIPE and SIGHUP and may block others; the program starts with the defaults.
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes,
-            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
-        )
-        var pid: pid_t = 0
-        let result =
-            command.executable.contains("/")
-            ? posix_spawn(&pid, command.executable, &actions, &attributes, argv, envp)
-            : posix_spawnp(&pid, command.executable, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            return .failure(SpawnFailure(reason: "\(command.executable): \(String(cString: strerror(result)))"))
-        }
-        return .success(pid)
     }
 }

@@ -20,6 +20,11 @@ public func startThread(named name: String, _ work: @escaping @Sendable () -> Vo
 /// a store write waits on, and thousands of threads a second under load. Idle, it waits on a condition variable,
 /// which nothing but a new job signals, so it never wakes the process; it ends once the worker is released and its
 /// jobs are done.
+///
+/// Not NIO's `NIOThreadPool`, which nudged uses for blocking work that may run anywhere (history pages): the pool
+/// runs jobs on any of its threads in no set order, while each user of a worker needs its jobs in order and a thread
+/// of its own, so that one stalled (a journald that does not read, a program that runs to its timeout, a slow fsync)
+/// holds up only its own queue: the store writer's drains, a sink's journal sends, the command sink's programs.
 public final class BlockingWorker: Sendable {
     private let jobs: Jobs
     private let name: String

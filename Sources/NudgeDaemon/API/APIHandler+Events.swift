@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import NudgeAPI
 import NudgeCore
 import NudgeStore
@@ -22,13 +23,13 @@ extension APIHandler {
             (item == nil || event.itemID == item) && (kind == nil || event.kind == kind)
         }
         if query.follow == false {
-            let page = try eventPage(after: since ?? 0, limit: limit, matching: matches)
+            let page = try await eventPage(after: since ?? 0, limit: limit, matching: matches)
             return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .json(Components.Schemas.EventPage(page))))
         }
         let encoder = APICoding.encoder()
         let replay = EventReplay(
             since: since,
-            history: { [self] after in try eventPage(after: after, limit: limit, matching: matches) },
+            history: { [self] after in try await eventPage(after: after, limit: limit, matching: matches) },
             live: service.events.subscribe(),
             matches: matches
         )
@@ -56,13 +57,16 @@ extension APIHandler {
         return .ok(.init(headers: .init(cacheControl: "no-cache"), body: .textEventStream(body)))
     }
 
-    /// A page of the event history (durable events only); read from the store's files, beside the loop.
+    /// A page of the event history (durable events only); read from the store's files, beside the loop, on NIO's
+    /// pool of threads for blocking work: a read from disk must not hold up an event loop's other connections.
     private func eventPage(
         after: Int,
         limit: Int,
-        matching matches: (ReminderEvent) -> Bool
-    ) throws -> EventPage {
-        try service.writer.store.events(after: after, limit: limit, scanLimit: 50_000, matching: matches)
+        matching matches: @escaping @Sendable (ReminderEvent) -> Bool
+    ) async throws -> EventPage {
+        try await NIOThreadPool.singleton.runIfActive { [store = service.writer.store] in
+            try store.events(after: after, limit: limit, scanLimit: 50_000, matching: matches)
+        }
     }
 
     /// Events as the stream sends them: `id:`, `event:` (the kind) and one `data:` line of the `Event` as JSON (which

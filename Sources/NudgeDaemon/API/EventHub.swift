@@ -143,7 +143,7 @@ struct EventReplay: AsyncSequence, Sendable {
     }
 
     /// Reads a page of the history after an event ID.
-    typealias History = @Sendable (_ after: Int) throws -> EventPage
+    typealias History = @Sendable (_ after: Int) async throws -> EventPage
 
     let since: Int?
     let history: History
@@ -172,7 +172,7 @@ struct EventReplay: AsyncSequence, Sendable {
 
         mutating func next() async throws -> Element? {
             while buffered.isEmpty, let after = cursor {
-                let page = try replay.history(after)
+                let page = try await replay.history(after)
                 if firstPage, page.dropped > 0 { buffered.append(.gap(dropped: page.dropped)) }
                 firstPage = false
                 buffered += zip(page.events, replay.live.hub.render(page.events)).map { .notice(.event($0, frame: $1)) }

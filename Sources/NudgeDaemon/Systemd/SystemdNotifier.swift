@@ -47,7 +47,7 @@ struct SystemdNotifier: Sendable {
             Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         // Nothing was written through this descriptor that close could lose.
-        defer { _ = close(descriptor) }
+        defer { try? FileDescriptor(rawValue: descriptor).close() }
         let sent = try SystemCall.valueOrErrno {
             address.withSockaddr { destination, length in
                 message.withUnsafeBytes { bytes in
