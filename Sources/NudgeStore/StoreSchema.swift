@@ -39,9 +39,11 @@ public enum StoreSchema {
     public static let currentVersion = formats[formats.count - 1].version
 }
 
-/// An item: `itemID`, then these keys.
+/// An item.
 extension ChecklistItem: StoredRecord {
+    typealias Box = StoredItem
     static let fields: [StoredField<ChecklistItem>] = [
+        .init("itemID", \.itemID, .required),
         .init("text", \.text, .required),
         .init("checked", \.checked, .required),
         .init("dueDate", \.dueDate),
@@ -59,32 +61,29 @@ extension ChecklistItem: StoredRecord {
         .init("uid", \.calendarUID),
     ]
 
-    static let identityKey: String? = "itemID"
-    var identity: Int? { itemID }
-    static func blank(identity: Int) -> ChecklistItem {
-        ChecklistItem(itemID: identity, text: "", createdAt: Date(timeIntervalSinceReferenceDate: 0))
-    }
+    static let blank = ChecklistItem(itemID: 0, text: "", createdAt: Date(timeIntervalSinceReferenceDate: 0))
     static let fieldIndex = makeFieldIndex()
     static let readerSlot = 0
 }
 
-/// A list: `listID`, then these keys.
+/// A list.
 extension Checklist: StoredRecord {
+    typealias Box = StoredList
     static let fields: [StoredField<Checklist>] = [
+        .init("listID", \.listID, .required),
         .init("name", \.name, .required),
         .init("iconName", \.iconName, .required),
         .init("items", \.items, .required),
     ]
 
-    static let identityKey: String? = "listID"
-    var identity: Int? { listID }
-    static func blank(identity: Int) -> Checklist { Checklist(listID: identity, name: "") }
+    static let blank = Checklist(listID: 0, name: "")
     static let fieldIndex = makeFieldIndex()
     static let readerSlot = 1
 }
 
 /// The snapshot file's top level: the library's fields, and the last change-log record it includes.
 struct SnapshotFields: StoredRecord, Equatable {
+    typealias Box = StoredSnapshotFields
     var formatVersion = StoreSchema.currentVersion
     var nextItemID = 0
     var nextListID = 0
@@ -109,10 +108,8 @@ struct SnapshotFields: StoredRecord, Equatable {
         .init("logSequence", \.logSequence, .requiredFrom(version: 2)),
     ]
 
-    static let identityKey: String? = nil
-    var identity: Int? { nil }
-    static let versionKey: String? = "formatVersion"
-    static func blank(identity: Int) -> SnapshotFields { SnapshotFields() }
+    static let blank = SnapshotFields()
+    var fileFormatVersion: Int? { formatVersion }
     static let fieldIndex = makeFieldIndex()
     static let readerSlot = 2
 }

@@ -57,6 +57,6 @@ struct StoreSnapshot: Codable, Sendable, Equatable {
     }
 
     func encode(to encoder: any Encoder) throws {
-        try fields.encode(to: encoder)
+        try fields.encodeRecord(to: encoder)
     }
 }

@@ -32,7 +32,7 @@ struct StoredChange: Codable, Sendable {
         func id(_ key: Argument) throws -> Int { try arguments.decode(Int.self, forKey: key) }
         change =
             switch name {
-            case .addList: .addList(try arguments.decode(StoredRecordBox<Checklist>.self, forKey: .unnamed).record)
+            case .addList: .addList(try arguments.decode(StoredList.self, forKey: .unnamed).record)
             case .updateList:
                 .updateList(
                     listID: try id(.listID),
@@ -43,7 +43,7 @@ struct StoredChange: Codable, Sendable {
             case .setDefaultList: .setDefaultList(listID: try id(.listID))
             case .putItem:
                 .putItem(
-                    try arguments.decode(StoredRecordBox<ChecklistItem>.self, forKey: .unnamed).record,
+                    try arguments.decode(StoredItem.self, forKey: .unnamed).record,
                     listID: try id(.listID)
                 )
             case .removeItem: .removeItem(itemID: try id(.itemID))
@@ -55,7 +55,7 @@ struct StoredChange: Codable, Sendable {
         switch change {
         case .addList(let list):
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .addList)
-            try arguments.encode(StoredRecordBox(list), forKey: .unnamed)
+            try arguments.encode(StoredList(record: list), forKey: .unnamed)
         case .updateList(let listID, let name, let iconName):
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .updateList)
             try arguments.encode(listID, forKey: .listID)
@@ -69,7 +69,7 @@ struct StoredChange: Codable, Sendable {
             try arguments.encode(listID, forKey: .listID)
         case .putItem(let item, let listID):
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .putItem)
-            try arguments.encode(StoredRecordBox(item), forKey: .unnamed)
+            try arguments.encode(StoredItem(record: item), forKey: .unnamed)
             try arguments.encode(listID, forKey: .listID)
         case .removeItem(let itemID):
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .removeItem)

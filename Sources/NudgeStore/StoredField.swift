@@ -30,11 +30,11 @@ struct StoredField<Root>: Sendable {
         encode = { root, container in
             let value = root[keyPath: path]
             if presence == .optional && value.isEmptyValue { return }
-            try container.encode(value.boxed, forKey: codingKey)
+            try value.encode(into: &container, forKey: codingKey)
         }
         decode = { root, container in
             guard container.contains(codingKey) else { return }
-            root[keyPath: path] = Value(unboxing: try container.decode(Value.Box.self, forKey: codingKey))
+            root[keyPath: path] = try Value.decode(from: container, forKey: codingKey)
         }
         read = { (root, reader, object) throws(PropertyListReader.GaveUp) in
             root[keyPath: path] = try Value.read(&reader, object)
@@ -51,52 +51,40 @@ struct StoredField<Root>: Sendable {
     }
 }
 
-/// A record the store writes as a dictionary, its keys in `StoreSchema`: an item, a list, a snapshot. Coded through
-/// `StoredRecordBox`, so the core's types need not know how they are stored.
-protocol StoredRecord: StoredValue where Box == StoredRecordBox<Self> {
-    /// The key naming the record's ID, which the blank record is made from, if it has one.
-    static var identityKey: String? { get }
-    /// The record's ID, if it has one.
-    var identity: Int? { get }
-    /// The field holding the file's format version, for the keys required from one on (`Presence.requiredFrom(version:)`),
-    /// if the record has one.
-    static var versionKey: String? { get }
-    /// A record with `identity` (0 when it has none) and every other field as if absent.
-    static func blank(identity: Int) -> Self
+/// A record the store writes as a dictionary, its keys in `StoreSchema`: an item, a list, a snapshot. Coded by
+/// Foundation through its `Box`, a `RecordBox` of its own, so the core's types need not know how they are stored.
+protocol StoredRecord: StoredValue where Box: RecordBox, Box.Record == Self {
+    /// A record with every field as if absent; what a file gives is written over it, field by field.
+    static var blank: Self { get }
+    /// At most 64 (the fast reader keeps which it has seen in a bit set).
     static var fields: [StoredField<Self>] { get }
     /// Which field a key names, made once from `fields`.
     static var fieldIndex: [String: Int] { get }
     /// Distinguishes the record types in `PropertyListReader`'s cache of keys.
     static var readerSlot: Int { get }
-    /// What must hold of a record once read (the library's IDs, say); throws a `DecodingError` naming the field.
-    func validated() throws -> Self
+    /// The file's format version, if the record holds it (the snapshot's top level does), for the keys required from
+    /// one on (`Presence.requiredFrom(version:)`).
+    var fileFormatVersion: Int? { get }
 }
 
 extension StoredRecord {
     static func makeFieldIndex() -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.key, $0) })
+        precondition(fields.count <= 64, "a stored record has at most 64 fields")
+        return Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.key, $0) })
     }
 
-    static var versionKey: String? { nil }
-    func validated() throws -> Self { self }
+    var fileFormatVersion: Int? { nil }
 
-    var boxed: StoredRecordBox<Self> { StoredRecordBox(self) }
-    init(unboxing box: StoredRecordBox<Self>) { self = box.record }
+    var boxed: Box { Box(record: self) }
+    init(unboxing box: Box) { self = box.record }
 
     static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp) -> Self {
         try readRecord(&reader, object)
     }
 
-    /// The record as the file holds it: its ID first, then each field present.
-    func encode(to encoder: any Encoder) throws {
+    /// The record as the file holds it: each field that has a value, and every required one.
+    func encodeRecord(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: StoreKey.self)
-        try encodeFields(into: &container)
-    }
-
-    func encodeFields(into container: inout KeyedEncodingContainer<StoreKey>) throws {
-        if let identityKey = Self.identityKey, let identity {
-            try container.encode(identity, forKey: StoreKey(identityKey))
-        }
         for field in Self.fields { try field.encode(self, &container) }
     }
 
@@ -104,7 +92,7 @@ extension StoredRecord {
     /// refused, never dropped.
     static func decodeRecord(from decoder: any Decoder) throws -> Self {
         let container = try decoder.container(keyedBy: StoreKey.self)
-        for key in container.allKeys where key.stringValue != identityKey && fieldIndex[key.stringValue] == nil {
+        for key in container.allKeys where fieldIndex[key.stringValue] == nil {
             throw DecodingError.dataCorruptedError(
                 forKey: key,
                 in: container,
@@ -112,63 +100,40 @@ extension StoredRecord {
                     + "written it (use that one), or it was added by hand (remove it)"
             )
         }
-        let identity = try identityKey.map { try container.decode(Int.self, forKey: StoreKey($0)) }
-        let version =
-            try versionKey.map { try container.decode(Int.self, forKey: StoreKey($0)) }
-            ?? StoreSchema.currentVersion
-        var record = blank(identity: identity ?? 0)
-        for field in fields {
-            if field.isRequired(inVersion: version) && !container.contains(StoreKey(field.key)) {
-                throw DecodingError.keyNotFound(
-                    StoreKey(field.key),
-                    .init(codingPath: container.codingPath, debugDescription: "\(field.key) is required")
-                )
-            }
-            try field.decode(&record, container)
+        var record = blank
+        for field in fields { try field.decode(&record, container) }
+        let version = record.fileFormatVersion ?? StoreSchema.currentVersion
+        for field in fields where field.isRequired(inVersion: version) && !container.contains(StoreKey(field.key)) {
+            throw DecodingError.keyNotFound(
+                StoreKey(field.key),
+                .init(codingPath: container.codingPath, debugDescription: "\(field.key) is required")
+            )
         }
-        return try record.validated()
+        return record
     }
 
-    /// Reads a record where it lies in a binary property list; gives up on a key the schema does not have, a
-    /// required one missing, or anything out of place.
+    /// Reads a record where it lies in a binary property list, in one pass over its entries; gives up on a key the
+    /// schema does not have, a required one missing, or anything out of place.
     static func readRecord(
         _ reader: inout PropertyListReader,
         _ object: Int
     ) throws(PropertyListReader.GaveUp) -> Self {
-        var identity: Int?
-        var values = [Int](repeating: -1, count: fields.count)
-        try reader.forEachEntry(ofDictionary: object, slot: readerSlot, resolve: fieldNumber) {
+        var record = blank
+        var seen: UInt64 = 0
+        let fields = fields
+        try reader.forEachEntry(ofDictionary: object, slot: readerSlot, resolve: { fieldIndex[$0] }) {
             (reader, field, value) throws(PropertyListReader.GaveUp) in
-            if field == identityField { identity = try reader.integer(value) } else { values[field] = value }
+            seen |= 1 << field
+            try fields[field].read(&record, &reader, value)
         }
-        if identityKey != nil && identity == nil { throw .init() }
-        var version = StoreSchema.currentVersion
-        if let versionKey, let index = fieldIndex[versionKey] {
-            guard values[index] >= 0 else { throw .init() }
-            version = try reader.integer(values[index])
-            // A version out of range is `LibraryCoding`'s to explain.
-            guard (1...StoreSchema.currentVersion).contains(version) else { throw .init() }
+        let version = record.fileFormatVersion ?? StoreSchema.currentVersion
+        // A version out of range is `LibraryCoding`'s to explain.
+        guard (1...StoreSchema.currentVersion).contains(version) else { throw .init() }
+        for (index, field) in fields.enumerated() where seen & (1 << index) == 0 && field.isRequired(inVersion: version)
+        {
+            throw .init()
         }
-        var record = blank(identity: identity ?? 0)
-        for (index, field) in fields.enumerated() {
-            guard values[index] >= 0 else {
-                if field.isRequired(inVersion: version) { throw .init() }
-                continue
-            }
-            try field.read(&record, &reader, values[index])
-        }
-        guard let valid = try? record.validated() else { throw .init() }
-        return valid
-    }
-}
-
-extension StoredRecord {
-    /// What `fieldNumber` gives for the identity key.
-    static var identityField: Int { -1 }
-
-    /// The field a key names (`identityField` for the identity), or nil if the schema has no such key.
-    static func fieldNumber(_ key: String) -> Int? {
-        key == identityKey ? identityField : fieldIndex[key]
+        return record
     }
 }
 
@@ -182,19 +147,34 @@ struct StoreKey: CodingKey, Hashable, Sendable {
     init?(intValue: Int) { nil }
 }
 
-/// A `StoredRecord` for Foundation's coders.
-struct StoredRecordBox<Record: StoredRecord>: Codable, Sendable {
-    var record: Record
+/// A `StoredRecord` for Foundation's coders. A concrete type for each record (not one generic box), so that the
+/// coding of a million items is specialized for them rather than looked up at run time for each.
+protocol RecordBox: Codable, Sendable {
+    associatedtype Record: StoredRecord
+    var record: Record { get }
+    init(record: Record)
+}
 
-    init(_ record: Record) { self.record = record }
-
+extension RecordBox {
     init(from decoder: any Decoder) throws {
-        record = try Record.decodeRecord(from: decoder)
+        self.init(record: try Record.decodeRecord(from: decoder))
     }
 
     func encode(to encoder: any Encoder) throws {
-        try record.encode(to: encoder)
+        try record.encodeRecord(to: encoder)
     }
+}
+
+struct StoredItem: RecordBox {
+    var record: ChecklistItem
+}
+
+struct StoredList: RecordBox {
+    var record: Checklist
+}
+
+struct StoredSnapshotFields: RecordBox {
+    var record: SnapshotFields
 }
 
 /// A value a stored field holds: coded by Foundation as its `Box`, and read fast from a binary property list.
@@ -205,6 +185,8 @@ protocol StoredValue: Sendable {
     static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp) -> Self
     /// Nil, or an empty list: what an optional field leaves out of the file.
     var isEmptyValue: Bool { get }
+    func encode(into container: inout KeyedEncodingContainer<StoreKey>, forKey key: StoreKey) throws
+    static func decode(from container: KeyedDecodingContainer<StoreKey>, forKey key: StoreKey) throws -> Self
 }
 
 extension StoredValue where Box == Self {
@@ -214,6 +196,14 @@ extension StoredValue where Box == Self {
 
 extension StoredValue {
     var isEmptyValue: Bool { false }
+
+    func encode(into container: inout KeyedEncodingContainer<StoreKey>, forKey key: StoreKey) throws {
+        try container.encode(boxed, forKey: key)
+    }
+
+    static func decode(from container: KeyedDecodingContainer<StoreKey>, forKey key: StoreKey) throws -> Self {
+        Self(unboxing: try container.decode(Box.self, forKey: key))
+    }
 }
 
 extension Int: StoredValue {
@@ -271,14 +261,23 @@ extension Optional: StoredValue where Wrapped: StoredValue {
     init(unboxing box: Wrapped.Box?) { self = box.map(Wrapped.init(unboxing:)) }
     var isEmptyValue: Bool { self == nil }
 
+    /// The value itself, not an optional of it (which Foundation would code one level further down); nil is left out.
+    func encode(into container: inout KeyedEncodingContainer<StoreKey>, forKey key: StoreKey) throws {
+        if let self { try self.encode(into: &container, forKey: key) }
+    }
+
+    static func decode(from container: KeyedDecodingContainer<StoreKey>, forKey key: StoreKey) throws -> Self {
+        try container.decodeNil(forKey: key) ? nil : Wrapped.decode(from: container, forKey: key)
+    }
+
     static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp) -> Self {
         try Wrapped.read(&reader, object)
     }
 }
 
 extension Array: StoredValue where Element: StoredValue {
-    var boxed: [Element.Box] { map(\.boxed) }
-    init(unboxing box: [Element.Box]) { self = box.map(Element.init(unboxing:)) }
+    var boxed: StoredArray<Element> { StoredArray(elements: self) }
+    init(unboxing box: StoredArray<Element>) { self = box.elements }
     var isEmptyValue: Bool { isEmpty }
 
     static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp) -> Self {
@@ -288,5 +287,25 @@ extension Array: StoredValue where Element: StoredValue {
             elements.append(try Element.read(&reader, element))
         }
         return elements
+    }
+}
+
+/// An array of stored values for Foundation's coders, each element boxed only as it is coded: a million items are
+/// not copied into boxes first.
+struct StoredArray<Element: StoredValue>: Codable, Sendable {
+    var elements: [Element]
+
+    init(elements: [Element]) { self.elements = elements }
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        elements = []
+        elements.reserveCapacity(ChecklistLibrary.roomToGrow(forCount: container.count ?? 0))
+        while !container.isAtEnd { elements.append(Element(unboxing: try container.decode(Element.Box.self))) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in elements { try container.encode(element.boxed) }
     }
 }

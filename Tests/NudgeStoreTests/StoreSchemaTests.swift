@@ -75,8 +75,8 @@ extension NudgeStoreTests {
         }
 
         @Test func everyPropertyDiffersFromTheBlank() throws {
-            #expect(Self.propertiesLeftBlank(Self.item, blank: ChecklistItem.blank(identity: 0)) == [])
-            #expect(Self.propertiesLeftBlank(Self.list, blank: Checklist.blank(identity: 0)) == [])
+            #expect(Self.propertiesLeftBlank(Self.item, blank: ChecklistItem.blank) == [])
+            #expect(Self.propertiesLeftBlank(Self.list, blank: Checklist.blank) == [])
             let fields = StoreSnapshot(library: try Self.library(), logSequence: 12).fields
             #expect(Self.propertiesLeftBlank(fields, blank: SnapshotFields(formatVersion: 0)) == [])
             // The library's properties, each stored through `SnapshotFields` (`locations` is an index built on load).

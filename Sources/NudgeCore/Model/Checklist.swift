@@ -3,7 +3,8 @@ import Foundation
 /// A named list of items. Lists sort by name the way people read them: case-insensitively, "List 2" before
 /// "List 10".
 public struct Checklist: Sendable, Equatable {
-    public let listID: Int
+    /// Set only by the store, as it reads a list back.
+    public package(set) var listID: Int
     public var name: String
     public var iconName: IconName
     public var items: [ChecklistItem]

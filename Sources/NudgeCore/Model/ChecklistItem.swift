@@ -2,7 +2,8 @@ import Foundation
 
 /// One thing to do. Its `itemID` is allocated once, never reused, and is the identity of its pending reminder.
 public struct ChecklistItem: Sendable, Equatable {
-    public let itemID: Int
+    /// Set only by the store, as it reads an item back.
+    public package(set) var itemID: Int
     public var text: String
     public var checked: Bool
     public var dueDate: Date?
