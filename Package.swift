@@ -30,9 +30,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
     ],
     targets: [
-        // Model, ID allocation, the replacement scheduler, events, time input and calendar expressions. No I/O but
-        // reading the time zone database (/usr/share/zoneinfo), as Foundation does.
-        .target(name: "NudgeCore", dependencies: [.product(name: "HeapModule", package: "swift-collections")]),
+        // systemd calendar expressions (`CalendarSpec`: parsing, normalized form, next elapse), on time zone rules read
+        // from the TZif files in /usr/share/zoneinfo. Nothing else of ours.
+        .target(name: "NudgeCalendar"),
+        // Model, ID allocation, the replacement scheduler, events, time input, iCalendar. No I/O.
+        .target(
+            name: "NudgeCore",
+            dependencies: ["NudgeCalendar", .product(name: "HeapModule", package: "swift-collections")]
+        ),
         // The one place that talks to the system: system calls with typed errors, threads, Unix socket addresses,
         // a clock that sleeps on NIO's event loops.
         .target(
@@ -102,7 +107,7 @@ let package = Package(
         .executableTarget(
             name: "nudge",
             dependencies: [
-                "NudgeCore", "NudgeAPI", "CLinux",
+                "NudgeCore", "NudgeCalendar", "NudgeAPI", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -127,7 +132,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fuzz-time-input",
-            dependencies: ["NudgeCore", "FuzzSupport"],
+            dependencies: ["NudgeCore", "NudgeCalendar", "FuzzSupport"],
             path: "Tests/Fuzz/TimeInput"
         ),
         .executableTarget(
@@ -139,29 +144,45 @@ let package = Package(
         .executableTarget(
             name: "nudge-bench",
             dependencies: [
-                "NudgeStore", "NudgeCore",
+                "NudgeStore", "NudgeCore", "NudgeCalendar",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/DaemonBench"
         ),
+        // What the tests share: seeded randomness, and the test doubles (a store in memory, a timer and a sink that
+        // record, a notification server) the unit tests put in place of the real parts.
+        .target(
+            name: "NudgeTestSupport",
+            dependencies: ["NudgeCore", "NudgeStore", "NudgeSinks", "NudgeDaemon"],
+            path: "Tests/Support"
+        ),
+        .testTarget(
+            name: "NudgeCalendarTests",
+            dependencies: [
+                "NudgeCalendar", "NudgeTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "NudgeCoreTests",
-            dependencies: ["NudgeCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "NudgeCore", "NudgeCalendar", "NudgeTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "NudgeSinksTests",
             dependencies: [
-                "NudgeSinks", "NudgeSystem", "NudgeCore", "CLinux",
+                "NudgeSinks", "NudgeSystem", "NudgeCore", "CLinux", "NudgeTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "NudgeDaemonTests",
             dependencies: [
-                "NudgeDaemon", "NudgeStore", "NudgeCore", "NudgeAPI", "NudgeSinks",
+                "NudgeDaemon", "NudgeStore", "NudgeCore", "NudgeAPI", "NudgeSinks", "NudgeTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import NudgeCalendar
 import NudgeCore
 import NudgeStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import NudgeCalendar
 @testable import NudgeCore
 
 private let t0 = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z

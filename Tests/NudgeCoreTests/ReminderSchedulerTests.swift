@@ -1,4 +1,5 @@
 import Foundation
+import NudgeTestSupport
 import Testing
 
 @testable import NudgeCore
@@ -313,18 +314,5 @@ private func kinds(_ output: SchedulerOutput) -> [ReminderEvent.Kind] { output.e
             #expect(scheduler.pendingCount == items.values.filter { $0.wantsReminder(at: now) }.count)
             #expect(scheduler.nextDue == scheduler.pendingReminders.first?.due)
         }
-    }
-}
-
-/// A tiny seeded generator, so random tests repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

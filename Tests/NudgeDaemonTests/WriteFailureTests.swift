@@ -5,6 +5,7 @@ import NudgeCore
 import ServiceLifecycle
 import Synchronization
 import SystemPackage
+import NudgeTestSupport
 import Testing
 
 @testable import NudgeDaemon
@@ -137,7 +138,7 @@ import Testing
     /// One client: creates items, edits and removes its own, one request at a time, and reads back each
     /// acknowledged change at once. No other client touches its items, so its answers alone say what disk may hold.
     static func runClient(_ client: Int, _ api: APIHandler) async throws -> ClientReport {
-        var generator = SeededGenerator(seed: UInt64(client + 1))
+        var generator = SplitMix64(seed: UInt64(client + 1))
         var items: [ItemHistory] = []
         var answers = Answers()
         var live: [Int] = []  // indices into `items` whose item may still exist
@@ -223,12 +224,12 @@ import Testing
 /// disk gives. A failing step fails every time it is tried within that write, so a failed directory flush stays
 /// failed when retried and the outcome is unknown.
 final class RandomWriteFaults: Sendable {
-    private let state: Mutex<(generator: SeededGenerator, failing: StoreFaults.Step?, errno: Errno, injected: Int)>
+    private let state: Mutex<(generator: SplitMix64, failing: StoreFaults.Step?, errno: Errno, injected: Int)>
     private let rate: Double
 
     init(rate: Double, seed: UInt64) {
         self.rate = rate
-        state = Mutex((SeededGenerator(seed: seed), nil, .ioError, 0))
+        state = Mutex((SplitMix64(seed: seed), nil, .ioError, 0))
     }
 
     var injected: Int { state.withLock { $0.injected } }
@@ -264,18 +265,6 @@ final class RandomWriteFaults: Sendable {
     }
 }
 
-/// A tiny seeded generator (SplitMix64), so a failing run repeats exactly.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A directory of its own under the temporary directory, for one store.
 struct TemporaryStoreDirectory {

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// A task (VTODO) as nudge reads it from an iCalendar file: what an item would hold, and what was left out.
 public struct CalendarTask: Sendable, Equatable {
@@ -282,7 +283,7 @@ public enum CalendarInterchange {
             wallZone = .gmt
         } else if let tzid = property.parameters["TZID"] {
             let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
-            if let named = TimeZone(identifier: name), ZoneRulesStore.shared.rules(named: name) != nil {
+            if let named = TimeZone(identifier: name), ZoneRulesStore.shared.hasRules(named: name) {
                 zone = .named(name)
                 wallZone = named
             } else {

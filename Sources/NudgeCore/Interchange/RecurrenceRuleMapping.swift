@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// Between systemd calendar expressions (nudge's repeat rules) and iCalendar recurrence rules (RRULE, RFC 5545
 /// §3.3.10), both ways, where one says exactly what the other does.

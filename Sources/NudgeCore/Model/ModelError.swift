@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// The core's one error: why a change to the checklists was refused, or why a time a person typed cannot be read.
 /// Each reads as a sentence a person can act on.

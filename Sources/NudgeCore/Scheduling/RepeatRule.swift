@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// How an item recurs: a systemd calendar expression (systemd.time(7)), and the occurrences it gives.
 ///

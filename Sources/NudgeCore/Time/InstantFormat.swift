@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// How nudge writes and reads an instant for programs (the API, journal fields, a command's environment): an RFC 3339
 /// date-time, written in UTC to the millisecond, `2026-12-01T09:00:00.250Z`.

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// Wall-clock arithmetic in one time zone, by the DST rules of DESIGN.md §3: a local time that does not exist
 /// (spring-forward gap) resolves to the first valid instant after the gap (New York 2026-03-08 02:30 is 03:00 EDT),

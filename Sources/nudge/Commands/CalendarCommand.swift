@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NudgeCalendar
 import NudgeCore
 
 /// `nudge calendar EXPR... [--base-time T] [--iterations N]`: what `systemd-analyze calendar` prints, computed by

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import NudgeCalendar
 import NudgeCore
 
 /// People's times (`TimeInput`, what `nudge --due` reads), programs' instants (`InstantFormat`, every date-time in

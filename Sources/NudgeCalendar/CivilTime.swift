@@ -3,11 +3,11 @@
 /// The calendar engine does its own date arithmetic instead of using Foundation's `Calendar`: systemd relies on
 /// glibc's exact normalisation rules (out-of-range fields roll over, wall times in DST gaps move in a particular
 /// direction), and those are only reproducible when every step is under our control.
-enum CivilCalendar: Sendable {
-    static let secondsPerDay: Int64 = 86_400
+package enum CivilCalendar: Sendable {
+    package static let secondsPerDay: Int64 = 86_400
 
     /// Days from 1970-01-01 to the given date. `month` is 1...12; `day` may be any value (it simply adds days).
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         // Count from March so the leap day is the last day of the counted year.
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
@@ -19,7 +19,7 @@ enum CivilCalendar: Sendable {
     }
 
     /// The date `days` days after 1970-01-01, as (year, month 1...12, day 1...31).
-    static func date(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func date(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -32,18 +32,18 @@ enum CivilCalendar: Sendable {
         return (year, month, day)
     }
 
-    static func isLeapYear(_ year: Int64) -> Bool {
+    package static func isLeapYear(_ year: Int64) -> Bool {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
     /// 0 = Sunday … 6 = Saturday, as C's `tm_wday`.
-    static func weekday(daysSinceEpoch days: Int64) -> Int {
+    package static func weekday(daysSinceEpoch days: Int64) -> Int {
         let remainder = (days + 4) % 7  // 1970-01-01 was a Thursday
         return Int(remainder < 0 ? remainder + 7 : remainder)
     }
 
     /// Floor division, for splitting possibly negative instants into days and seconds.
-    static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+    package static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         var quotient = value / divisor
         var remainder = value % divisor
         if remainder < 0 {
@@ -56,23 +56,23 @@ enum CivilCalendar: Sendable {
 
 /// A broken-down wall time with C `struct tm` semantics: fields may be out of range until normalised, and
 /// `dstFlag` is -1 (unknown), 0 (standard time) or 1 (daylight saving time).
-struct BrokenDownTime: Sendable, Hashable {
-    var year: Int
+package struct BrokenDownTime: Sendable, Hashable {
+    package var year: Int
     /// 0...11 once normalised (C's `tm_mon`).
-    var month0: Int
-    var day: Int
-    var hour: Int
-    var minute: Int
-    var second: Int
-    var dstFlag: Int
+    package var month0: Int
+    package var day: Int
+    package var hour: Int
+    package var minute: Int
+    package var second: Int
+    package var dstFlag: Int
     /// 0 = Sunday; only meaningful after normalisation.
-    var weekday: Int = 0
+    package var weekday: Int = 0
     /// Seconds east of UTC; only meaningful after normalisation.
-    var utcOffset: Int = 0
+    package var utcOffset: Int = 0
 
     /// Seconds since the epoch this wall time would be if it were UTC. Handles out-of-range fields the way
     /// glibc's mktime does: months roll into years, every other field simply adds up.
-    var wallSeconds: Int64 {
+    package var wallSeconds: Int64 {
         let (carryYears, month) = CivilCalendar.floorDivide(Int64(month0), 12)
         let days =
             CivilCalendar.daysSinceEpoch(year: Int64(year) + carryYears, month: month + 1, day: 1)
@@ -82,7 +82,7 @@ struct BrokenDownTime: Sendable, Hashable {
     }
 
     /// The normalised wall time for `wallSeconds` (seconds since the epoch read as UTC).
-    init(wallSeconds: Int64, dstFlag: Int, utcOffset: Int) {
+    package init(wallSeconds: Int64, dstFlag: Int, utcOffset: Int) {
         let (days, secondOfDay) = CivilCalendar.floorDivide(wallSeconds, CivilCalendar.secondsPerDay)
         let date = CivilCalendar.date(daysSinceEpoch: days)
         year = Int(date.year)

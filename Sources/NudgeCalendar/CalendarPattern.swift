@@ -1,47 +1,53 @@
 /// One element of a field's list: a value, a range (`9..17`) or a repetition (`0/15`, `9..17/2`).
 ///
 /// Seconds are kept in microseconds so that fractional seconds (`1.5`) are whole numbers.
-struct CalendarComponent: Sendable, Hashable, Comparable {
-    var start: Int
+package struct CalendarComponent: Sendable, Hashable, Comparable {
+    package var start: Int
     /// Last value of a range, or -1 when there is none.
-    var stop: Int = -1
+    package var stop: Int = -1
     /// Step of a repetition (1 for a plain range), or 0 when there is none.
-    var step: Int = 0
+    package var step: Int = 0
 
-    static func < (lhs: CalendarComponent, rhs: CalendarComponent) -> Bool {
+    package init(start: Int, stop: Int = -1, step: Int = 0) {
+        self.start = start
+        self.stop = stop
+        self.step = step
+    }
+
+    package static func < (lhs: CalendarComponent, rhs: CalendarComponent) -> Bool {
         (lhs.start, lhs.stop, lhs.step) < (rhs.start, rhs.stop, rhs.step)
     }
 }
 
 /// The fields of a calendar expression a timer matches on. A nil list matches every value (`*`).
-struct CalendarPattern: Sendable, Hashable {
-    static let microsecondsPerSecond = 1_000_000
-    static let allWeekdays = 0b111_1111
+package struct CalendarPattern: Sendable, Hashable {
+    package static let microsecondsPerSecond = 1_000_000
+    package static let allWeekdays = 0b111_1111
 
     /// Bit 0 = Monday … bit 6 = Sunday; -1 when any weekday matches.
-    var weekdayBits = -1
-    var years: [CalendarComponent]?
-    var months: [CalendarComponent]?
-    var days: [CalendarComponent]?
-    var hours: [CalendarComponent]?
-    var minutes: [CalendarComponent]?
+    package var weekdayBits = -1
+    package var years: [CalendarComponent]?
+    package var months: [CalendarComponent]?
+    package var days: [CalendarComponent]?
+    package var hours: [CalendarComponent]?
+    package var minutes: [CalendarComponent]?
     /// In microseconds. Never nil once parsed: `*` is kept as "0, every second" (`0/1`), so it matches whole
     /// seconds only, as systemd does.
-    var seconds: [CalendarComponent]?
+    package var seconds: [CalendarComponent]?
     /// `~`: days count back from the last day of the month.
-    var daysFromMonthEnd = false
+    package var daysFromMonthEnd = false
     /// The expression ends in `UTC`: evaluate with UTC instead of a zone.
-    var isUTC = false
+    package var isUTC = false
     /// A zone named at the end of the expression (a file under /usr/share/zoneinfo).
-    var zoneName: String?
+    package var zoneName: String?
     /// -1, or 0/1 when the expression ends in the local zone's standard/daylight abbreviation: wall times are
     /// then read as that flavour of local time (glibc's forced `tm_isdst`).
-    var dstFlag = -1
+    package var dstFlag = -1
     /// The abbreviation `dstFlag` came from, as the local zone spells it (printed in the normalized form).
-    var dstAbbreviation: String?
+    package var dstAbbreviation: String?
 
     /// systemd's normalized form.
-    var normalizedText: String {
+    package var normalizedText: String {
         var text = ""
         if weekdayBits > 0, weekdayBits < Self.allWeekdays {
             text += Self.weekdayText(weekdayBits) + " "

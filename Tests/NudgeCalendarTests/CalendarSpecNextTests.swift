@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NudgeCore
+@testable import NudgeCalendar
 
 /// The tricky elapse rules, with expected instants taken from `systemd-analyze calendar` (systemd 252.39,
 /// tzdata 2025b) on the reference machine.

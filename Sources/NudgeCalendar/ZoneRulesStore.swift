@@ -5,16 +5,16 @@ import Synchronization
 ///
 /// Bounded: past `capacity` names the store forgets everything and starts again, which keeps memory flat even if
 /// someone feeds it endless distinct (valid) names; real programs use a handful of zones.
-final class ZoneRulesStore: Sendable {
+package final class ZoneRulesStore: Sendable {
     /// The store every calendar computation shares.
-    static let shared = ZoneRulesStore(directory: "/usr/share/zoneinfo", capacity: 64)
+    package static let shared = ZoneRulesStore(directory: "/usr/share/zoneinfo", capacity: 64)
 
     private let directory: String
     private let capacity: Int
     /// nil values remember names that are not valid zones.
     private let rulesByName = Mutex<[String: ZoneRules?]>([:])
 
-    init(directory: String, capacity: Int) {
+    package init(directory: String, capacity: Int) {
         self.directory = directory
         self.capacity = capacity
     }
@@ -74,4 +74,9 @@ final class ZoneRulesStore: Sendable {
         }
         return !previousWasSlash
     }
+}
+
+extension ZoneRulesStore {
+    /// Whether the zone database has rules for `name` that nudge can read.
+    package func hasRules(named name: String) -> Bool { rules(named: name) != nil }
 }

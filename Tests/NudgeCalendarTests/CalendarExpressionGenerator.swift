@@ -1,3 +1,5 @@
+import NudgeTestSupport
+
 /// Generates calendar expressions covering systemd.time(7)'s grammar, mostly valid, some subtly invalid.
 struct CalendarExpressionGenerator {
     private var random: SplitMix64

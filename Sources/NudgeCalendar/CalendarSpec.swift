@@ -12,7 +12,7 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
     public let expression: String
     /// systemd's "Normalized form", byte for byte.
     public let normalized: String
-    let pattern: CalendarPattern
+    package let pattern: CalendarPattern
 
     /// Parses an expression as systemd 252 does. `localZone` is the zone systemd would take as "local" (systemd
     /// accepts the local zone's abbreviations, e.g. CET/CEST under Europe/Berlin, at the end of an expression).

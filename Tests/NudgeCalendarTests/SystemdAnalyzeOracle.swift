@@ -1,7 +1,5 @@
 import Foundation
 
-@testable import NudgeCore
-
 /// Runs `systemd-analyze calendar` on many expressions at once and splits its output back into one report per
 /// expression.
 struct SystemdAnalyzeOracle: Sendable {

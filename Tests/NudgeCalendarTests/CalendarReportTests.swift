@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NudgeCore
+@testable import NudgeCalendar
 
 /// The report layout and the "From now" wording, against texts from `systemd-analyze calendar` (systemd 252.39).
 @Suite("CalendarReport")

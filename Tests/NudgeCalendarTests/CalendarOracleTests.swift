@@ -1,7 +1,8 @@
 import Foundation
+import NudgeTestSupport
 import Testing
 
-@testable import NudgeCore
+@testable import NudgeCalendar
 
 /// Compares nudge's calendar engine with `systemd-analyze calendar` on this machine: thousands of generated
 /// expressions (valid and invalid), six zones, base times around DST transitions and month ends. Agreement must

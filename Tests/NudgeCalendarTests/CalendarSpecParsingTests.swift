@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NudgeCore
+@testable import NudgeCalendar
 
 /// Parsing and normalized forms, with expected texts from `systemd-analyze calendar` (systemd 252.39).
 @Suite("CalendarSpec parsing")
