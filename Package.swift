@@ -151,11 +151,11 @@ let package = Package(
             ],
             path: "Benchmarks/DaemonBench"
         ),
-        // What the tests share: seeded randomness, and the test doubles (a store in memory, a timer and a sink that
-        // record, a notification server) the unit tests put in place of the real parts.
+        // What the tests share: seeded randomness, the API called in-process, and the test doubles (a store in
+        // memory, a timer and a sink that record, a notification server) the unit tests put in place of the real parts.
         .target(
             name: "NudgeTestSupport",
-            dependencies: ["NudgeCore", "NudgeStore", "NudgeSinks", "NudgeDaemon"],
+            dependencies: ["NudgeCore", "NudgeStore", "NudgeSinks", "NudgeDaemon", "NudgeAPI"],
             path: "Tests/Support"
         ),
         .testTarget(
