@@ -152,10 +152,15 @@ let package = Package(
             path: "Benchmarks/DaemonBench"
         ),
         // What the tests share: seeded randomness, the API called in-process, and the test doubles (a store in
-        // memory, a timer and a sink that record, a notification server) the unit tests put in place of the real parts.
+        // memory, store faults, a timer, a clock and a sink that record, a log that keeps its lines, a notification
+        // server) the unit tests put in place of the real parts.
         .target(
             name: "NudgeTestSupport",
-            dependencies: ["NudgeCore", "NudgeStore", "NudgeSinks", "NudgeDaemon", "NudgeAPI"],
+            dependencies: [
+                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeDaemon", "NudgeAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Tests/Support"
         ),
         .testTarget(
@@ -189,6 +194,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         // Runs the real nudged and nudge binaries; `swift build` first, so both exist.

@@ -1,13 +1,3 @@
-/// What a search for the next elapse found.
-enum ElapseOutcome: Sendable, Hashable {
-    /// Microseconds since the epoch.
-    case elapse(Int64)
-    /// The expression will not elapse again (systemd: "never").
-    case never
-    /// systemd gives up with an error (its search loop ran 1000 rounds, or the result is before 1970).
-    case failed
-}
-
 /// systemd's search for the next matching wall time (`find_next` in calendarspec.c), rebuilt on `MktimeClock`.
 ///
 /// The search walks the fields from year down to second. Each field is moved to its earliest matching value;

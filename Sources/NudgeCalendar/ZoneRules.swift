@@ -1,18 +1,5 @@
 import Foundation
 
-/// A stretch of time during which a zone's offset, DST flag and abbreviation stay the same.
-struct ZoneInterval: Sendable, Hashable {
-    let utcOffset: Int
-    let isDST: Bool
-    /// Index into `ZoneRules.abbreviations`.
-    let abbreviationIndex: Int
-    /// Valid for `start <= t < end` (seconds since the epoch).
-    let start: Int64
-    let end: Int64
-
-    func contains(_ t: Int64) -> Bool { t >= start && t < end }
-}
-
 /// A time zone as glibc sees it when `TZ` names a file under /usr/share/zoneinfo: the TZif transitions, and past
 /// the last one the POSIX rule from the file's footer. Reading the data ourselves gives the tzdata abbreviations
 /// systemd prints (Foundation on Linux may say "GMT+1") and avoids Foundation's slower, differently resolving

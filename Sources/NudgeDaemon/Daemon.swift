@@ -23,9 +23,9 @@ struct Daemon {
     func run() async throws {
         // Past a file-size limit (RLIMIT_FSIZE) a save must fail with EFBIG and be answered as an error, like a
         // full disk; the default action of SIGXFSZ would kill the daemon instead.
-        signal(SIGXFSZ, SIG_IGN)
+        try SystemCall.ignore(signal: SIGXFSZ)
         // A reload (SIGHUP) that comes before the reloader listens must not end nudged, as its default action would.
-        signal(SIGHUP, SIG_IGN)
+        try SystemCall.ignore(signal: SIGHUP)
         let systemdEnvironment = SystemdEnvironment.take()
         try SocketDirectory.prepare(for: paths.socket, logger: logger)
         try makeStorePrivate()

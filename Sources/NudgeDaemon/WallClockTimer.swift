@@ -60,18 +60,3 @@ final class WallClockTimer: ReminderTimer {
         try? descriptor.close()
     }
 }
-
-/// Wakes the service at an instant. `WallClockTimer` is the real one; unit tests record what they were asked.
-protocol ReminderTimer: Sendable {
-    /// Wakes at `instant`, replacing any earlier arming; nil disarms. An instant in the past wakes at once.
-    func arm(at instant: Date?)
-    /// No more wake-ups.
-    func stop()
-}
-
-/// The manual clock's timer: the clock moves only when told to, and the service fires what is due as it moves it, so
-/// nothing ever needs waking.
-struct IdleTimer: ReminderTimer {
-    func arm(at instant: Date?) {}
-    func stop() {}
-}

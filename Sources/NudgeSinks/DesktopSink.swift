@@ -2,31 +2,6 @@ import Foundation
 import Logging
 import NudgeCore
 
-/// One notification as the desktop sink asks the server to show it.
-public struct DesktopNotification: Sendable, Equatable {
-    /// The notification this one replaces in place; 0 for a new one.
-    public var replacesID: UInt32
-    public var summary: String
-    public var body: String
-    /// Pairs of action key and label (`done`, `Done`), as the specification lists them.
-    public var actions: [String]
-    /// 0 low, 1 normal, 2 critical.
-    public var urgency: UInt8
-}
-
-/// The calls the desktop sink makes on the notification server (org.freedesktop.Notifications): `NotificationBus`
-/// makes them on the session bus, unit tests on a fake.
-public protocol NotificationServer: Sendable {
-    var signals: AsyncStream<NotificationSignal> { get }
-    /// What the server supports (`actions`, `body-markup`, …), and the server epoch the answer came in.
-    func capabilities() async throws(BusError) -> (Set<String>, epoch: Int)
-    /// Which server answers now, for telling after a restart whether it is the one that showed what nudged kept.
-    func identity() async throws(BusError) -> String
-    /// The notification's ID, and the server epoch the answer came in (`NotificationSignal.serverChanged`).
-    func notify(_ notification: DesktopNotification) async throws(BusError) -> (UInt32, epoch: Int)
-    func close(_ notificationID: UInt32) async throws(BusError)
-}
-
 /// Shows reminders as desktop notifications, talking to the notification server over the session bus: one
 /// notification per item, replaced in place when the item fires again, closed when it is checked off or deleted.
 /// Where the server offers actions, a notification has **Done** and **Snooze** buttons; what the user does with

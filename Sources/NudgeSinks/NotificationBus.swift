@@ -5,47 +5,6 @@ import NudgeSystem
 import Synchronization
 import SystemPackage
 
-/// What the notification server says unasked.
-public enum NotificationSignal: Sendable, Equatable {
-    /// The user chose one of the notification's actions (`done`, `snooze`).
-    case actionInvoked(notificationID: UInt32, action: String)
-    /// The notification left the screen: 1 it expired, 2 the user dismissed it, 3 a CloseNotification call, 4 other.
-    case closed(notificationID: UInt32, reason: UInt32)
-    /// The server went away, another took its place, or the connection to the bus was lost: notification IDs from
-    /// before mean nothing now. `epoch` counts these changes; a reply stamped with an older one came from before.
-    case serverChanged(epoch: Int)
-}
-
-/// A failed call: the D-Bus error's name and message (`org.freedesktop.DBus.Error.NoReply` when the server did not
-/// answer in time), or why there is no connection.
-public struct BusError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var name: String
-    public var message: String
-
-    public init(name: String, message: String) {
-        self.name = name
-        self.message = message
-    }
-
-    /// The server did not answer in time (sd-bus says NoReply for a lost connection too, with another message).
-    public var isTimeout: Bool {
-        name == "org.freedesktop.DBus.Error.Timeout"
-            || (name == "org.freedesktop.DBus.Error.NoReply" && message.localizedCaseInsensitiveContains("timed out"))
-    }
-
-    public var description: String { message.isEmpty ? name : "\(message) (\(name))" }
-}
-
-/// A value of a method call's arguments, in the few D-Bus types the notification interface needs.
-public enum BusValue: Sendable, Equatable {
-    case string(String)
-    case uint32(UInt32)
-    case int32(Int32)
-    case strings([String])
-    /// `a{sv}` whose values are all bytes: the notification hints nudge sends (`urgency`).
-    case byteHints([String: UInt8])
-}
-
 /// The session bus, through libsystemd's sd-bus, owned by one thread of its own ("nudge-dbus"): sd-bus objects are
 /// not thread-safe, and a thread blocked in `poll` on the bus and a wake-up eventfd costs nothing while nothing
 /// happens, where a child process per call (notify-send, gdbus) made the daemon wake every second. Calls are
@@ -201,9 +160,7 @@ public final class NotificationBus: Sendable {
                 fds.append(pollfd(fd: sd_bus_get_fd(connected), events: Int16(max(events, 0)), revents: 0))
                 var deadline: UInt64 = 0
                 if sd_bus_get_timeout(connected, &deadline) >= 0, deadline != UInt64.max {
-                    var now = timespec()
-                    clock_gettime(CLOCK_MONOTONIC, &now)
-                    let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+                    let nowMicroseconds = SystemCall.monotonicMicroseconds()
                     timeout =
                         deadline <= nowMicroseconds ? 0 : Int32(min((deadline - nowMicroseconds + 999) / 1_000, 60_000))
                 }

@@ -2,21 +2,6 @@ import Logging
 import NudgeCore
 import Synchronization
 
-/// A log level held once for many loggers: loggers are values, copied into every part of nudged, and a reload
-/// changes the level of all of them.
-public final class SharedLogLevel: Sendable {
-    private let current: Mutex<Logger.Level>
-
-    public init(_ level: Logger.Level) {
-        current = Mutex(level)
-    }
-
-    public var level: Logger.Level {
-        get { current.withLock { $0 } }
-        set { current.withLock { $0 = newValue } }
-    }
-}
-
 /// Keeps every log record on one line whatever it quotes: control characters in the message and the metadata (an
 /// item's text may hold newlines or terminal escape sequences) are written escaped, as `\n` or `\u{1B}`, so nobody
 /// can forge a log line or drive a terminal through nudged's log. Wraps the handler that writes.

@@ -20,28 +20,3 @@ extension ReminderSink {
     public func withdraw(itemID: Int) async {}
     public func observe(_ event: ReminderEvent) async {}
 }
-
-/// Writes each reminder as a log line (stderr by default): useful before the journal and desktop are set up, and
-/// on any machine where stderr is collected.
-public struct LogSink: ReminderSink {
-    public let name = "log"
-    private let logger: Logger
-
-    public init(logger: Logger) {
-        self.logger = logger
-    }
-
-    public func deliver(_ delivery: Delivery) async {
-        let reminder = delivery.reminder
-        logger.notice(
-            delivery.warningTimeLeft.map { "due in \(DurationText.short($0)): \(reminder.text)" }
-                ?? "reminder: \(reminder.text)",
-            metadata: [
-                "item": "\(reminder.itemID)",
-                "list": "\(reminder.listName)",
-                "due": "\(reminder.due.formatted(.iso8601))",
-                "late": "\(delivery.isLate ? "\(Int(delivery.lateBy))s" : "no")",
-            ]
-        )
-    }
-}

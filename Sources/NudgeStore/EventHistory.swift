@@ -5,43 +5,6 @@ import NudgeSystem
 import Synchronization
 import SystemPackage
 
-/// How much of the event history is kept: the last `count` events, of those decided within `age` of the latest
-/// decision, whichever are fewer.
-public struct HistoryLimits: Sendable, Equatable {
-    public var count: Int
-    public var age: TimeInterval
-
-    public static let standard = HistoryLimits(count: 100_000, age: 30 * 24 * 60 * 60)
-    /// The most events that may be kept: the index costs about 48 bytes a batch in memory, the files about 300
-    /// bytes an event, twice over at most.
-    public static let maximumCount = 10_000_000
-
-    public init(count: Int, age: TimeInterval) {
-        self.count = count
-        self.age = age
-    }
-}
-
-/// A page of the event history.
-public struct EventPage: Sendable, Equatable {
-    /// The events after the one asked for that match, in ID order.
-    public var events: [ReminderEvent]
-    /// Where the next page starts (pass it as `after`), when the page stopped before the latest event.
-    public var next: Int?
-    /// Events after the one asked for that are no longer kept (older than the history's limits): a gap before
-    /// the first event of the page.
-    public var dropped: Int
-    /// The latest event ID that is durable; 0 when there is none.
-    public var latest: Int
-
-    public init(events: [ReminderEvent], next: Int?, dropped: Int, latest: Int) {
-        self.events = events
-        self.next = next
-        self.dropped = dropped
-        self.latest = latest
-    }
-}
-
 /// Every scheduler decision, kept beside the store for `GET /v1/events` and for watchers that reconnect: two files,
 /// `Checklists.plist.events` and, once that one has held `limits.count` events, the one before it,
 /// `Checklists.plist.events.previous`. Each is `RecordFraming` with the header `nudgeevt`, one record per commit

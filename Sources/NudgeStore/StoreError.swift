@@ -4,7 +4,7 @@ import SystemPackage
 /// Why the store could not be opened or written. The description says what happened, to which file, and what to do.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is, for callers that map errors to exit codes or API responses.
-    public enum Code: String, Sendable, Equatable {
+    public enum Code: String, Sendable, Equatable, CaseIterable {
         /// Another open store (another `nudged`) holds the lock.
         case locked
         /// The file is not a property list at all: truncated, garbage, empty.

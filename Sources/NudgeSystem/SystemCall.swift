@@ -95,6 +95,22 @@ public enum SystemCall {
     /// Cannot fail.
     public static func processID() -> Int { Int(Glibc.getpid()) }
 
+    /// Makes the process ignore `signal` (SIGXFSZ, SIGHUP...) from now on. Fails only for a number that is not a
+    /// signal, or one that cannot be ignored (SIGKILL, SIGSTOP).
+    public static func ignore(signal: Int32) throws(Errno) {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = SIG_IGN
+        _ = try valueOrErrno { sigaction(signal, &action, nil) }
+    }
+
+    /// CLOCK_MONOTONIC in microseconds: the clock sd-bus gives its deadlines in. Cannot fail on Linux.
+    public static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        let result = clock_gettime(CLOCK_MONOTONIC, &now)
+        precondition(result == 0, "CLOCK_MONOTONIC cannot be read: errno \(Glibc.errno)")
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+    }
+
     /// Gives the CPU to another thread: for a wait of microseconds, where sleeping would be far too coarse.
     public static func yield() { _ = sched_yield() }
 

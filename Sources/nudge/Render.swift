@@ -2,15 +2,6 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// How human output looks: times in the local zone, relative to nudged's clock (the manual one, when it runs on one),
-/// and the terminal it goes to (colour, width).
-struct Look: Sendable {
-    var time = LocalTimeFormat()
-    var terminal = Terminal.plain
-
-    var now: Date { time.now }
-}
-
 extension GlobalOptions {
     /// The look for this command's output, with times relative to `now` (nudged's clock).
     func look(now: Date = Date()) -> Look {

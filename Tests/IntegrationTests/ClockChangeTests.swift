@@ -4,7 +4,7 @@ import Testing
 /// Steps the machine's wall clock (CLOCK_REALTIME) and puts it back: the clock is restored to where it would have
 /// been had it never been stepped, the time it read before the first step plus the CLOCK_MONOTONIC time elapsed
 /// since, so the stepped seconds never linger whatever the test does in between.
-final class SteppedClock {
+private final class SteppedClock {
     private let startRealtime: timespec
     private let startMonotonic: timespec
     private(set) var offset: TimeInterval = 0

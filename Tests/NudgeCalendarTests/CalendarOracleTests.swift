@@ -182,7 +182,7 @@ struct CalendarOracleTests {
 }
 
 /// Collects comparison results from concurrent jobs.
-final class OracleResults: @unchecked Sendable {
+private final class OracleResults: @unchecked Sendable {
     private let lock = NSLock()
     private var comparisons = 0
     private var rejected = 0

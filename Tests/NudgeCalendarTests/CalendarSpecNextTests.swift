@@ -246,7 +246,7 @@ struct CalendarSpecNextTests {
 }
 
 /// Collects results written from several threads.
-final class ConcurrentResults: @unchecked Sendable {
+private final class ConcurrentResults: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [Date?]
 

@@ -3,78 +3,21 @@ import Logging
 import NudgeAPI
 import NudgeCore
 import NudgeSinks
+import NudgeTestSupport
 import ServiceLifecycle
 import Synchronization
 import SystemPackage
-import NudgeTestSupport
 import Testing
 
 @testable import NudgeDaemon
 @testable import NudgeStore
 
-/// The service as a unit: a clock that moves only when told, a store in memory whose writes can fail or wait, a sink
-/// that records, a timer that records what it was asked and fires when told. The service runs in a service group
-/// and stops as SIGTERM would stop it, which lets the sinks finish; no socket, no file, no sleeping.
+/// The service as a unit, on a `ServiceRig`.
 @Suite struct ReminderServiceTests {
-    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-
-    /// One service and what it talks to.
-    struct Rig {
-        let clock = ManualWallClock(ReminderServiceTests.t0)
-        let store: MemoryStore
-        let sink = RecordSink()
-        let timer = RecordingTimer()
-        let service: ReminderService
-        /// The API over `service`, called in-process.
-        let api: APIHandler
-
-        init(library: ChecklistLibrary = ChecklistLibrary(), catchUpWindow: TimeInterval = 3600) {
-            store = MemoryStore(library)
-            let timer = timer
-            service = ReminderService(
-                store: store,
-                clock: clock,
-                catchUpWindow: catchUpWindow,
-                sinks: [sink],
-                events: EventHub(),
-                logger: Self.quiet,
-                timer: { onWake in
-                    timer.onWake(onWake)
-                    return timer
-                }
-            )
-            api = APIHandler(service: service, socket: "test")
-        }
-
-        static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-
-        /// Runs the service while `body` runs, then stops it gracefully; returns everything the sink was handed.
-        func running(_ body: () async throws -> Void) async throws -> [RecordSink.Entry] {
-            let group = ServiceGroup(services: [service], logger: Self.quiet)
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                do {
-                    // Answered once the service has caught up at start and takes requests.
-                    _ = try await api.pending
-                    try await body()
-                } catch {
-                    await group.triggerGracefulShutdown()
-                    throw error
-                }
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-            }
-            return sink.entries
-        }
-
-        func add(_ text: String, dueIn seconds: TimeInterval) async throws -> Int {
-            let due = Instant(clock.now() + seconds)
-            return try await api.addItem(.init(text: text, dueDate: due)).itemID
-        }
-    }
+    static let t0 = ServiceRig.t0
 
     @Test func movingTheManualClockFiresEachReminderAtItsOwnInstantInDueOrderBeforeAnswering() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         var ids: [Int] = []
         let entries = try await rig.running {
             ids.append(try await rig.add("third", dueIn: 300))
@@ -112,7 +55,7 @@ import Testing
             catchUpWindow: 3600,
             sinks: [],
             events: EventHub(),
-            logger: Rig.quiet,
+            logger: ServiceRig.quiet,
             timer: { _ in RecordingTimer() }
         )
         let api = APIHandler(service: service, socket: "test")
@@ -120,7 +63,7 @@ import Testing
             _ = try await api.moveClock(.advance(60))
             Issue.record("the wall clock moved")
         } catch let failure as APIFailure {
-            #expect(failure.code == "clock_not_manual")
+            #expect(failure.code == .clockNotManual)
             #expect(failure.status == .conflict)
         }
         do {
@@ -129,7 +72,7 @@ import Testing
         } catch let refusal as Batch.Refusal {
             #expect(refusal.index == 1 && refusal.applied.isEmpty)
             let failure = APIFailure.from(refusal)
-            #expect(failure.code == "clock_not_manual" && failure.status == .conflict && failure.applied == nil)
+            #expect(failure.code == .clockNotManual && failure.status == .conflict && failure.applied == nil)
             #expect(failure.message.hasSuffix("none of the batch was applied"), "\(failure.message)")
         }
         #expect(store.library.itemCount == 0)
@@ -138,7 +81,7 @@ import Testing
     /// A batch: its operations applied in order, a clock move among them firing at its instants, thousands of
     /// changes saved in a handful of commits; answered once all of it is durable and carried out.
     @Test func aBatchAppliesItsOperationsInOrderInAFewCommitsAndAnswersOnceDurable() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         var results: [Components.Schemas.BatchResult] = []
         var commits = 0
         let entries = try await rig.running {
@@ -175,7 +118,7 @@ import Testing
     /// The first operation refused stops the batch; those before it are durable by the time the refusal is answered,
     /// and none after it is tried.
     @Test func aRefusedOperationStopsTheBatchAndThoseBeforeItAreDurableWhenItIsAnswered() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         _ = try await rig.running {
             do {
                 _ = try await rig.api.runBatch([
@@ -198,7 +141,7 @@ import Testing
     }
 
     @Test func anEditReplacesThePendingReminderAndTheTimerFollowsTheScheduler() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         var itemID = 0
         let entries = try await rig.running {
             itemID = try await rig.add("water the plants", dueIn: 60)
@@ -212,7 +155,7 @@ import Testing
     }
 
     @Test func checkingOffCancelsWithdrawsAndDisarms() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         var itemID = 0
         let entries = try await rig.running {
             itemID = try await rig.add("call mum", dueIn: 60)
@@ -225,7 +168,7 @@ import Testing
     }
 
     @Test func aReminderFiresOnceWhenTheTimerWakesAtItsInstant() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         var itemID = 0
         let entries = try await rig.running {
             itemID = try await rig.add("stretch", dueIn: 60)
@@ -244,7 +187,7 @@ import Testing
     }
 
     @Test func anEditArrivingAfterTheInstantBeforeTheTimerWakesComesAfterTheFire() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         var itemID = 0
         let entries = try await rig.running {
             itemID = try await rig.add("stretch", dueIn: 60)
@@ -266,7 +209,7 @@ import Testing
                 )
             )
         }
-        let rig = Rig(library: library, catchUpWindow: 3600)
+        let rig = ServiceRig(library: library, catchUpWindow: 3600)
         let entries = try await rig.running {}
 
         #expect(entries.compactMap(\.delivery).map(\.reminder.text) == ["recent"])
@@ -282,7 +225,7 @@ import Testing
     /// A reload's catch-up window decides from then on: found 10 min late, a reminder fires under the start's 1 h
     /// window, and is missed under a reloaded 5 min one.
     @Test func aReloadedCatchUpWindowDecidesForRemindersFoundLateFromThenOn() async throws {
-        let rig = Rig(catchUpWindow: 3600)
+        let rig = ServiceRig(catchUpWindow: 3600)
         let entries = try await rig.running {
             _ = try await rig.add("within", dueIn: 60)
             rig.clock.advance(by: 660)
@@ -302,7 +245,7 @@ import Testing
     }
 
     @Test func aFailedWriteIsRefusedChangesNothingAndKeepsWhatWasPending() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         _ = try await rig.running {
             let keptID = try await rig.add("kept", dueIn: 60)
             rig.store.failNextCommit()
@@ -322,7 +265,7 @@ import Testing
     /// Changes applied while a doomed write is under way were computed on top of it: they fail with it, and the
     /// book is reloaded once, before the next request, not once per failure.
     @Test func changesQueuedBehindAFailedWriteFailWithItAndTheBookIsReloadedOnce() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         _ = try await rig.running {
             let entered = rig.store.holdNextCommit()
             let first = Task { try await rig.add("first", dueIn: 30) }
@@ -351,7 +294,7 @@ import Testing
 
     /// Changes reach the disk, and the sinks, in the order they were applied, whichever request's task runs first.
     @Test func editsAppliedDuringAWriteReachTheDiskAndTheSinksInTheOrderApplied() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         var itemID = 0
         let entries = try await rig.running {
             itemID = try await rig.add("water", dueIn: 300)
@@ -379,14 +322,14 @@ import Testing
     }
 
     @Test func aRequestAfterTheServiceStoppedIsRefusedAsStopping() async throws {
-        let rig = Rig()
+        let rig = ServiceRig()
         _ = try await rig.running {}
         do {
             _ = try await rig.api.pending
             Issue.record("a stopped service answered")
         } catch let refusal as ReminderService.Refusal {
             let failure = APIFailure.from(refusal)
-            #expect(failure.code == "stopping")
+            #expect(failure.code == .stopping)
             #expect(failure.status == .serviceUnavailable)
         }
     }

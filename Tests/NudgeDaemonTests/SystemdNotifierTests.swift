@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import NudgeTestSupport
 import Synchronization
 import Testing
 
@@ -64,28 +65,5 @@ import Testing
     @Test(arguments: ["relative/notify", "vsock:2:1234", "@", "/" + String(repeating: "x", count: 200)])
     func anAddressThatCannotBeReachedIsRefusedAtOnce(_ address: String) {
         #expect(SystemdNotifier(socket: address, logger: Logger(label: "test")) == nil)
-    }
-}
-
-/// Keeps log messages in memory (swift-log's testing advice: never bootstrap the global system in tests).
-final class LogCapture: LogHandler, Sendable {
-    private let lines = Mutex<[String]>([])
-    var messages: [String] { lines.withLock { $0 } }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.message)") }
-    }
-
-    subscript(metadataKey _: String) -> Logger.Metadata.Value? {
-        get { nil }
-        set {}
-    }
-    var metadata: Logger.Metadata {
-        get { [:] }
-        set {}
-    }
-    var logLevel: Logger.Level {
-        get { .trace }
-        set {}
     }
 }

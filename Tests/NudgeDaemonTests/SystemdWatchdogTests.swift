@@ -1,38 +1,9 @@
 import Logging
+import NudgeTestSupport
 import Synchronization
 import Testing
 
 @testable import NudgeDaemon
-
-/// A clock whose sleeps return at once, moving its time to the deadline: the watchdog's loop runs at full speed and
-/// the test sees the instants it slept until, with no real waiting.
-final class SteppingClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let state = Mutex<(now: Instant, sleptUntil: [Duration])>((Instant(offset: .zero), []))
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-    var sleptUntil: [Duration] { state.withLock { $0.sleptUntil } }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        state.withLock {
-            $0.now = max($0.now, deadline)
-            $0.sleptUntil.append(deadline.offset)
-        }
-        await Task.yield()
-    }
-
-    /// Moves time on without a sleep, as a slow probe would.
-    func pass(_ duration: Duration) {
-        state.withLock { $0.now = $0.now.advanced(by: duration) }
-    }
-}
 
 @Suite struct SystemdWatchdogTests {
     /// Counts probes and pings; the probe after `answering` answers never, standing for a wedged scheduler.

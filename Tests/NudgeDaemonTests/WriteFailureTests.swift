@@ -2,10 +2,10 @@ import Foundation
 import Logging
 import NudgeAPI
 import NudgeCore
+import NudgeTestSupport
 import ServiceLifecycle
 import Synchronization
 import SystemPackage
-import NudgeTestSupport
 import Testing
 
 @testable import NudgeDaemon
@@ -30,15 +30,15 @@ import Testing
         let store = try ChecklistStore.open(path: directory.storePath, faults: faults.storeFaults)
         let service = ReminderService(
             store: store,
-            clock: ManualWallClock(ReminderServiceTests.t0),
+            clock: ManualWallClock(ServiceRig.t0),
             catchUpWindow: 3600,
             sinks: [],
             events: EventHub(),
-            logger: ReminderServiceTests.Rig.quiet,
+            logger: ServiceRig.quiet,
             timer: { _ in RecordingTimer() }
         )
         let api = APIHandler(service: service, socket: "test")
-        let group = ServiceGroup(services: [service], logger: ReminderServiceTests.Rig.quiet)
+        let group = ServiceGroup(services: [service], logger: ServiceRig.quiet)
         var reports: [ClientReport] = []
         try await withThrowingTaskGroup(of: ClientReport?.self) { tasks in
             tasks.addTask {
@@ -147,7 +147,7 @@ import Testing
             let choice = live.isEmpty ? 0 : Int.random(in: 0..<4, using: &generator)
             if choice < 2 {
                 let outcome = await answer {
-                    try await api.addItem(.init(text: text, dueDate: Instant(ReminderServiceTests.t0 + 60)))
+                    try await api.addItem(.init(text: text, dueDate: Instant(ServiceRig.t0 + 60)))
                 }
                 answers.count(outcome)
                 switch outcome {
@@ -196,7 +196,7 @@ import Testing
         do {
             return .acknowledged(try await request())
         } catch {
-            return APIFailure.from(error).code == "outcome_unknown" ? .unknown : .refused
+            return APIFailure.from(error).code == .outcomeUnknown ? .unknown : .refused
         }
     }
 
@@ -217,66 +217,5 @@ import Testing
             }
         }
         return true
-    }
-}
-
-/// Fails a share of the store's writes (`rate`), each at one step drawn at random, with an errno a full or failing
-/// disk gives. A failing step fails every time it is tried within that write, so a failed directory flush stays
-/// failed when retried and the outcome is unknown.
-final class RandomWriteFaults: Sendable {
-    private let state: Mutex<(generator: SplitMix64, failing: StoreFaults.Step?, errno: Errno, injected: Int)>
-    private let rate: Double
-
-    init(rate: Double, seed: UInt64) {
-        self.rate = rate
-        state = Mutex((SplitMix64(seed: seed), nil, .ioError, 0))
-    }
-
-    var injected: Int { state.withLock { $0.injected } }
-
-    var storeFaults: StoreFaults {
-        StoreFaults { [self] step throws(Errno) in try self.before(step) }
-    }
-
-    private func before(_ step: StoreFaults.Step) throws(Errno) {
-        let failure: Errno? = state.withLock { state in
-            // A new write, an append to the log or a replace of a whole file: draw whether and where it fails.
-            if let steps = Self.stepsOfAWrite(startingWith: step) {
-                state.failing =
-                    Double.random(in: 0..<1, using: &state.generator) < rate
-                    ? steps.randomElement(using: &state.generator) : nil
-                state.errno = [Errno.ioError, .noSpace, .fileTooLarge].randomElement(using: &state.generator)!
-            }
-            guard step == state.failing else { return nil }
-            state.injected += 1
-            return state.errno
-        }
-        if let failure { throw failure }
-    }
-
-    /// The steps one write goes through, given its first. Cutting a failed append off is left out: it runs only
-    /// after another step failed, and its own failure has a test of its own.
-    private static func stepsOfAWrite(startingWith step: StoreFaults.Step) -> [StoreFaults.Step]? {
-        switch step {
-        case .create: [.create, .write, .flush, .close, .rename, .syncDirectory]
-        case .append: [.append, .syncLog]
-        default: nil
-        }
-    }
-}
-
-
-/// A directory of its own under the temporary directory, for one store.
-struct TemporaryStoreDirectory {
-    let path: String
-    var storePath: String { path + "/Checklists.plist" }
-
-    init() throws {
-        path = NSTemporaryDirectory() + "nudge-write-failures-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
     }
 }

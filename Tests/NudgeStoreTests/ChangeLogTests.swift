@@ -481,7 +481,7 @@ func reopenAfterCrash(_ store: ChecklistStore, _ directory: TemporaryDirectory) 
 
 /// The snapshot and the log as they are while a store is open, before `close` compacts: what a `kill -9` would
 /// leave. `restore` puts them back after the store is closed, the log maybe cut or replaced.
-struct CrashedFiles {
+private struct CrashedFiles {
     let directory: TemporaryDirectory
     let snapshot: [UInt8]
     let log: [UInt8]
@@ -503,7 +503,7 @@ struct CrashedFiles {
 }
 
 /// Holds a compaction at its snapshot's flush until released, so a test can commit while it is under way.
-final class SnapshotGate: Sendable {
+private final class SnapshotGate: Sendable {
     private let state = Mutex((armed: false, held: false, released: false))
     private let heldSignal = AsyncStream<Void>.makeStream()
 

@@ -1,40 +1,6 @@
 import Foundation
 import NudgeCalendar
 
-/// A task (VTODO) as nudge reads it from an iCalendar file: what an item would hold, and what was left out.
-public struct CalendarTask: Sendable, Equatable {
-    /// The line of its `BEGIN:VTODO`.
-    public var line: Int
-    public var uid: String?
-    public var text: String
-    public var dueDate: Date?
-    public var checked: Bool
-    public var priority: Priority
-    /// It has an alarm at or before its due instant.
-    public var shouldRemind: Bool
-    /// Its alarms before the due instant, as leads (`Warnings`).
-    public var warnings: [TimeInterval]
-    /// A calendar expression, in normalized form.
-    public var repeatRule: String?
-    /// What of the task was not imported as it was, and why.
-    public var notes: [String]
-}
-
-/// What importing did with one component of a file.
-public struct CalendarImportResult: Sendable, Equatable {
-    public enum Outcome: String, Sendable, Equatable {
-        case created, updated, unchanged, skipped
-    }
-
-    public var line: Int
-    public var uid: String?
-    public var summary: String?
-    public var outcome: Outcome
-    public var itemID: Int?
-    /// For `skipped`, why; otherwise what was not imported as it was.
-    public var notes: [String]
-}
-
 /// Items as iCalendar tasks (RFC 5545 VTODO) and back, for `nudge export` and `nudge import`.
 ///
 /// An item is a VTODO: UID (`uid(of:storeID:)`), SUMMARY, DUE, STATUS (and COMPLETED), PRIORITY, if it reminds a

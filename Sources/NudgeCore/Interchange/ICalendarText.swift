@@ -1,48 +1,5 @@
 import Foundation
 
-/// A property of an iCalendar component (RFC 5545 §3.1): `DUE;TZID=Europe/Berlin:20261201T090000`.
-public struct ICalendarProperty: Sendable, Equatable {
-    /// Upper-cased: names are case-insensitive.
-    public var name: String
-    /// Parameter names upper-cased; a value's quotes removed. A parameter given twice keeps its first value.
-    public var parameters: [String: String]
-    /// As written, escapes and all: what it means depends on the property's value type.
-    public var value: String
-    /// The line it starts on, counting from 1, for error messages.
-    public var line: Int
-
-    public init(name: String, parameters: [String: String] = [:], value: String, line: Int = 0) {
-        self.name = name
-        self.parameters = parameters
-        self.value = value
-        self.line = line
-    }
-
-    /// The value read as TEXT: `\n`, `\,`, `\;` and `\\` unescaped.
-    public var text: String { ICalendarText.unescaped(value) }
-}
-
-/// A component (`BEGIN:VTODO` … `END:VTODO`) with its properties and the components inside it.
-public struct ICalendarComponent: Sendable, Equatable {
-    /// Upper-cased.
-    public var name: String
-    public var properties: [ICalendarProperty] = []
-    public var components: [ICalendarComponent] = []
-    /// The line of its `BEGIN`.
-    public var line: Int
-
-    public init(name: String, line: Int) {
-        self.name = name
-        self.line = line
-    }
-
-    /// The first property of this name (given in any case).
-    public func property(_ name: String) -> ICalendarProperty? {
-        let name = name.uppercased()
-        return properties.first { $0.name == name }
-    }
-}
-
 /// The iCalendar grammar (RFC 5545 §3.1), and nothing of what a component means: unfolding and splitting content
 /// lines into components on the way in, escaping and folding on the way out.
 public enum ICalendarText {

@@ -5,7 +5,7 @@ import NudgeCalendar
 /// Each reads as a sentence a person can act on.
 public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of refusal this is, for callers that map errors to API status codes.
-    public enum Code: String, Sendable, Equatable {
+    public enum Code: String, Sendable, Equatable, CaseIterable {
         case unknownIcon = "unknown_icon"
         case unknownList = "unknown_list"
         case unknownItem = "unknown_item"

@@ -10,7 +10,7 @@ import OpenAPIRuntime
 /// show as it is.
 struct APIFailure: Error {
     let status: HTTPResponse.Status
-    let code: String
+    let code: Code
     let message: String
     /// For a batch: the index of the operation refused, and what those before it answered.
     var operation: Int? = nil
@@ -32,19 +32,19 @@ struct APIFailure: Error {
         return buffer
     }
 
-    static func badRequest(_ code: String, _ message: String) -> APIFailure {
+    static func badRequest(_ code: Code, _ message: String) -> APIFailure {
         APIFailure(status: .badRequest, code: code, message: message)
     }
 
     static let forbidden = APIFailure(
         status: .forbidden,
-        code: "forbidden",
+        code: .forbidden,
         message: "nudged serves only the user it runs as; run nudge as that user"
     )
 
     static let bodyTooLarge = APIFailure(
         status: .contentTooLarge,
-        code: "body_too_large",
+        code: .bodyTooLarge,
         message: "the request body is over the 1 MiB limit"
     )
 
@@ -53,7 +53,7 @@ struct APIFailure: Error {
         let what = expected == "application/json" ? "JSON" : "the body"
         return APIFailure(
             status: .unsupportedMediaType,
-            code: "unsupported_media_type",
+            code: .unsupportedMediaType,
             message:
                 "the body is \(contentType.map { "of type \"\($0)\"" } ?? "without a Content-Type"); send \(what) with "
                 + "Content-Type: \(expected)"
@@ -63,7 +63,7 @@ struct APIFailure: Error {
     static func tooManyConnections(_ limit: Int) -> APIFailure {
         APIFailure(
             status: .serviceUnavailable,
-            code: "too_many_connections",
+            code: .tooManyConnections,
             message: "nudged already serves \(limit) connections, its most (--max-connections); try again shortly"
         )
     }
@@ -74,11 +74,11 @@ struct APIFailure: Error {
         case .headerOverflow:
             APIFailure(
                 status: .requestHeaderFieldsTooLarge,
-                code: "headers_too_large",
+                code: .headersTooLarge,
                 message: "the request's headers are over the 80 KiB limit"
             )
         default:
-            .badRequest("unparsable_request", "the request is not valid HTTP/1.1 (\(error)); the connection is closed")
+            .badRequest(.unparsableRequest, "the request is not valid HTTP/1.1 (\(error)); the connection is closed")
         }
     }
 
@@ -88,20 +88,20 @@ struct APIFailure: Error {
         case .stopping:
             APIFailure(
                 status: .serviceUnavailable,
-                code: "stopping",
+                code: .stopping,
                 message: "nudged is stopping; send the request again once it runs"
             )
         case .stoppedPartWay:
             APIFailure(
                 status: .serviceUnavailable,
-                code: "stopping",
+                code: .stopping,
                 message: "nudged stopped part way through this request: what it applied before is kept unless saving "
                     + "it fails as nudged stops; read it back once nudged runs, and send the rest again"
             )
         case .failedPartWay:
             APIFailure(
                 status: .internalServerError,
-                code: "outcome_unknown",
+                code: .outcomeUnknown,
                 message: "saving failed part way through this request (the log says why); what of it was saved is "
                     + "kept: read it back"
             )
@@ -145,29 +145,29 @@ struct APIFailure: Error {
                     .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
                     .badRequest
                 }
-            return APIFailure(status: status, code: error.code.rawValue, message: error.description)
+            return APIFailure(status: status, code: .model(error.code), message: error.description)
         case let error as StoreError where error.code == .outcomeUnknown:
             return APIFailure(
                 status: .internalServerError,
-                code: "outcome_unknown",
+                code: .outcomeUnknown,
                 message: "the outcome of the change is unknown: \(error.description)"
             )
         case let error as StoreError:
             return APIFailure(
                 status: .internalServerError,
-                code: "store_\(error.code.rawValue)",
+                code: .store(error.code),
                 message: "the change was not saved: \(error.description)"
             )
         case let error as DecodingError:
-            return .badRequest("invalid_body", APICoding.describe(error))
+            return .badRequest(.invalidBody, APICoding.describe(error))
         case let error as HTTPError where error.status == .notFound:
             return APIFailure(
                 status: .notFound,
-                code: "not_found",
+                code: .notFound,
                 message: "nudged has no such route; GET /v1/openapi.yaml lists them"
             )
         default:
-            return APIFailure(status: .internalServerError, code: "internal", message: "\(error)")
+            return APIFailure(status: .internalServerError, code: .internal, message: "\(error)")
         }
     }
 
@@ -175,7 +175,7 @@ struct APIFailure: Error {
     static func methodNotAllowed(_ method: String, allowed: [String]) -> APIFailure {
         APIFailure(
             status: .methodNotAllowed,
-            code: "method_not_allowed",
+            code: .methodNotAllowed,
             message:
                 "this route takes \(allowed.joined(separator: ", ")), not \(method.prefix(20)); GET /v1/openapi.yaml "
                 + "says what each does",
@@ -186,7 +186,7 @@ struct APIFailure: Error {
     /// An ID in a path that is not one: `0`, `01`, `+1`, `abc`, or more than an ID can be.
     static func invalidID(_ id: some StringProtocol) -> APIFailure {
         .badRequest(
-            "invalid_id",
+            .invalidID,
             "\"\(id.prefix(40))\" is not an ID; IDs are whole numbers from 1 to \(Int.max), written without a sign or "
                 + "leading zeros"
         )
@@ -211,7 +211,7 @@ struct APIFailure: Error {
         if let refusal = error.underlyingError as? any HTTPResponseConvertible, refusal.httpStatus == .notAcceptable {
             return APIFailure(
                 status: .notAcceptable,
-                code: "not_acceptable",
+                code: .notAcceptable,
                 message: "\(refusal); send an Accept header that admits it, or none"
             )
         }
@@ -222,16 +222,16 @@ struct APIFailure: Error {
         if let decoding = error.underlyingError as? DecodingError {
             // Only the GET routes take typed query parameters (and a header), and none of them takes a body.
             guard error.request.method == .get else {
-                return .badRequest("invalid_body", APICoding.describe(decoding))
+                return .badRequest(.invalidBody, APICoding.describe(decoding))
             }
             return .badRequest(
-                "invalid_request",
+                .invalidRequest,
                 "a parameter of \(error.request.path.map { "\"\($0.prefix(200))\"" } ?? "the request") does not read: "
                     + "\(queryProblem(decoding)); GET /v1/openapi.yaml lists each route's parameters"
             )
         }
         return .badRequest(
-            "invalid_request",
+            .invalidRequest,
             "\(error.causeDescription); send JSON with Content-Type: application/json"
         )
     }

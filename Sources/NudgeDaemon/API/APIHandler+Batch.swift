@@ -16,7 +16,7 @@ extension APIHandler {
         let count = batch.operations.count
         guard (1...APILimits.maximumBatchOperations).contains(count) else {
             throw APIFailure.badRequest(
-                "invalid_body",
+                .invalidBody,
                 "a batch holds 1 to \(APILimits.maximumBatchOperations) operations, and this one holds \(count); "
                     + (count == 0 ? "send at least one" : "split it into several batches")
             )

@@ -30,7 +30,7 @@ extension APIHandler {
         guard let manual = service.clock as? ManualWallClock else {
             throw APIFailure(
                 status: .conflict,
-                code: "clock_not_manual",
+                code: .clockNotManual,
                 message: "nudged runs on the wall clock, which only the system moves; start it with --clock manual "
                     + "to drive time yourself"
             )
@@ -44,7 +44,7 @@ extension APIHandler {
         case (let advance?, nil):
             guard let seconds = DurationText.iso8601Seconds(advance) else {
                 throw APIFailure.badRequest(
-                    "invalid_body",
+                    .invalidBody,
                     "field advance: \"\(advance.prefix(40))\" is not \(DurationText.expected)"
                 )
             }
@@ -53,7 +53,7 @@ extension APIHandler {
             return { _ in to.date }
         default:
             throw APIFailure.badRequest(
-                "invalid_body",
+                .invalidBody,
                 "give either advance (an ISO 8601 duration, like PT1H) or to (an instant), not both or neither"
             )
         }

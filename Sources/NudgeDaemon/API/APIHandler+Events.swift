@@ -16,7 +16,7 @@ extension APIHandler {
         let since = try Self.since(query.since, lastEventID: input.headers.lastEventID)
         let item = query.item
         if let item, item < 1 {
-            throw APIFailure.badRequest("invalid_request", "item \(item) is out of range: it is an item ID, 1 or more")
+            throw APIFailure.badRequest(.invalidRequest, "item \(item) is out of range: it is an item ID, 1 or more")
         }
         let kind = query.kind.flatMap { ReminderEvent.Kind(rawValue: $0.rawValue) }
         let matches: @Sendable (ReminderEvent) -> Bool = { event in
@@ -100,7 +100,7 @@ extension APIHandler {
                 let id = Int(lastEventID)
             else {
                 throw APIFailure.badRequest(
-                    "invalid_request",
+                    .invalidRequest,
                     "Last-Event-ID \"\(lastEventID.prefix(40))\" is not an event ID; send the id: of the last event "
                         + "seen"
                 )
@@ -109,7 +109,7 @@ extension APIHandler {
         }
         guard let since else { return lastSeen }
         guard since >= 0 else {
-            throw APIFailure.badRequest("invalid_request", "since \(since) is out of range: it is an event ID, or 0")
+            throw APIFailure.badRequest(.invalidRequest, "since \(since) is out of range: it is an event ID, or 0")
         }
         return since
     }

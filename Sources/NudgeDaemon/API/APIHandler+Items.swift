@@ -71,7 +71,7 @@ extension APIHandler {
         case (let length?, nil):
             guard let seconds = DurationText.iso8601Seconds(length), seconds > 0 else {
                 throw APIFailure.badRequest(
-                    ModelError.Code.invalidSnooze.rawValue,
+                    .model(.invalidSnooze),
                     "field for: \"\(length.prefix(40))\" is not a length of time over zero; use \(DurationText.expected)"
                 )
             }
@@ -80,7 +80,7 @@ extension APIHandler {
             return { _ in instant.date }
         default:
             throw APIFailure.badRequest(
-                "invalid_body",
+                .invalidBody,
                 "give either for (an ISO 8601 duration, like PT10M) or until (an instant), not both or neither"
             )
         }
@@ -99,7 +99,7 @@ extension APIHandler {
                 guard let due = afterDue ?? book.scheduler.pendingReminder(for: after)?.due else {
                     throw APIFailure(
                         status: .notFound,
-                        code: "no_pending_reminder",
+                        code: .noPendingReminder,
                         message: "item \(after) has no pending reminder to start the page after; pass afterDue too, as "
                             + "the previous page's nextDue gave it"
                     )

@@ -31,7 +31,7 @@ extension APIHandler {
             if patch.isDefault == false, book.library.defaultList.listID == listID {
                 throw APIFailure(
                     status: .conflict,
-                    code: "default_list",
+                    code: .defaultList,
                     message:
                         "list \(listID) is the default list, and one list always is; to stop it being the default, "
                         + "make another list the default"

@@ -45,7 +45,7 @@ struct APIHandler: APIProtocol {
         let limit = asked ?? APILimits.defaultPageSize
         guard (1...APILimits.maximumPageSize).contains(limit) else {
             throw APIFailure.badRequest(
-                "invalid_request",
+                .invalidRequest,
                 "limit \(limit) is out of range: a page holds 1 to \(APILimits.maximumPageSize) entries, "
                     + "e.g. limit=1000"
             )
@@ -57,7 +57,7 @@ struct APIHandler: APIProtocol {
         let after = asked ?? 0
         guard after >= 0 else {
             throw APIFailure.badRequest(
-                "invalid_request",
+                .invalidRequest,
                 "after \(after) is out of range: it is an item ID (the previous page's next), or 0 for the first page"
             )
         }

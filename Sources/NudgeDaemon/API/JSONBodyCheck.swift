@@ -20,7 +20,7 @@ enum JSONBodyCheck {
         let null = value is NSNull ? "" : firstPath(in: value) { $0 is NSNull && $1 != "patch" }?.path
         if let path = null {
             throw .badRequest(
-                "invalid_body",
+                .invalidBody,
                 path.isEmpty
                     ? "the body is null; send a JSON object"
                     : "field \(path): null is not a value it takes; leave the field out instead"

@@ -51,7 +51,7 @@ extension ReminderBook {
         } catch {
             unknown = error
         }
-        throw APIFailure(status: .conflict, code: unknown.code.rawValue, message: unknown.description)
+        throw APIFailure(status: .conflict, code: .model(unknown.code), message: unknown.description)
     }
 
     /// The list a request names by ID or by name; nil when it names none. (An ID is not checked here.)

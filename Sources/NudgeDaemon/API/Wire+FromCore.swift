@@ -122,7 +122,7 @@ extension Components.Schemas.ErrorBody {
     init(_ failure: APIFailure) {
         self.init(
             error: .init(
-                code: failure.code,
+                code: failure.code.description,
                 message: failure.message,
                 operation: failure.operation,
                 applied: failure.applied

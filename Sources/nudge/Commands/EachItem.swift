@@ -46,9 +46,3 @@ struct EachItem: ParsableArguments {
         }
     }
 }
-
-/// What `rm --json` prints for an item it removed.
-struct Removed: Encodable, Sendable {
-    let itemID: Int
-    let removed = true
-}

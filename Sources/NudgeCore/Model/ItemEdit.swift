@@ -1,0 +1,50 @@
+import Foundation
+
+/// A change to some of an item's fields; fields left nil stay as they are.
+public struct ItemEdit: Sendable, Hashable {
+    public var text: String?
+    public var checked: Bool?
+    /// A new due date. To remove the due date, set `clearsDueDate` instead.
+    public var dueDate: Date?
+    public var clearsDueDate: Bool
+    public var shouldRemind: Bool?
+    /// Moves the item to another list.
+    public var listID: Int?
+    /// A new repeat rule (a systemd calendar expression). To end the series, set `clearsRepeat` instead.
+    public var repeatRule: String?
+    public var clearsRepeat: Bool
+    public var priority: Priority?
+    /// A catch-up rule of the item's own. To go back to the daemon's, set `clearsCatchUp` instead.
+    public var catchUp: CatchUp?
+    public var clearsCatchUp: Bool
+    /// New advance warnings (`Warnings`); empty removes them.
+    public var warnings: [TimeInterval]?
+
+    public init(
+        text: String? = nil,
+        checked: Bool? = nil,
+        dueDate: Date? = nil,
+        clearsDueDate: Bool = false,
+        shouldRemind: Bool? = nil,
+        listID: Int? = nil,
+        repeatRule: String? = nil,
+        clearsRepeat: Bool = false,
+        priority: Priority? = nil,
+        catchUp: CatchUp? = nil,
+        clearsCatchUp: Bool = false,
+        warnings: [TimeInterval]? = nil
+    ) {
+        self.text = text
+        self.checked = checked
+        self.dueDate = dueDate
+        self.clearsDueDate = clearsDueDate
+        self.shouldRemind = shouldRemind
+        self.listID = listID
+        self.repeatRule = repeatRule
+        self.clearsRepeat = clearsRepeat
+        self.priority = priority
+        self.catchUp = catchUp
+        self.clearsCatchUp = clearsCatchUp
+        self.warnings = warnings
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What a new item is made of; the library gives it its ID and its creation time. (`ItemEdit` is its mirror for
+/// an item that exists.) nudged maps the API's `Components.Schemas.NewItem` to it in `Wire+ToCore.swift`.
+public struct NewItem: Sendable, Hashable {
+    public var text: String
+    public var listID: Int
+    public var dueDate: Date?
+    public var shouldRemind: Bool
+    /// A systemd calendar expression: the item recurs, due at the rule's first occurrence at or after `dueDate`.
+    public var repeatRule: String?
+    public var priority: Priority
+    /// A catch-up rule of the item's own; nil follows the daemon's.
+    public var catchUp: CatchUp?
+    /// Advance warnings (`Warnings`).
+    public var warnings: [TimeInterval]
+    /// The UID of the iCalendar task it was imported from.
+    public var calendarUID: String?
+
+    public init(
+        text: String,
+        listID: Int,
+        dueDate: Date? = nil,
+        shouldRemind: Bool = false,
+        repeatRule: String? = nil,
+        priority: Priority = .normal,
+        catchUp: CatchUp? = nil,
+        warnings: [TimeInterval] = [],
+        calendarUID: String? = nil
+    ) {
+        self.text = text
+        self.listID = listID
+        self.dueDate = dueDate
+        self.shouldRemind = shouldRemind
+        self.repeatRule = repeatRule
+        self.priority = priority
+        self.catchUp = catchUp
+        self.warnings = warnings
+        self.calendarUID = calendarUID
+    }
+}
