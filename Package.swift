@@ -65,6 +65,15 @@ let package = Package(
             name: "NudgeAPI",
             dependencies: ["NudgeCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
         ),
+        // The wire types of docs/openapi.yaml, generated once for nudged's server and nudge's client (the generator's
+        // shared-types layout). Only generated code: its public imports warn where a generated file uses none of
+        // them (the generator writes eight files of types, some empty), so warnings are silenced here and nowhere else.
+        .target(
+            name: "NudgeAPITypes",
+            dependencies: ["NudgeAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         // libsystemd, for the journal sink and the session bus (Debian: libsystemd-dev).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Where reminders go: the sink protocol and its implementations (journal, desktop, command, log, record).
@@ -82,7 +91,7 @@ let package = Package(
         .target(
             name: "NudgeDaemon",
             dependencies: [
-                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeSystem", "CLinux",
+                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeAPITypes", "NudgeSystem", "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -107,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "nudge",
             dependencies: [
-                "NudgeCore", "NudgeCalendar", "NudgeAPI", "CLinux",
+                "NudgeCore", "NudgeCalendar", "NudgeAPI", "NudgeAPITypes", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -157,7 +166,7 @@ let package = Package(
         .target(
             name: "NudgeTestSupport",
             dependencies: [
-                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeDaemon", "NudgeAPI",
+                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeDaemon", "NudgeAPI", "NudgeAPITypes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -187,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "NudgeDaemonTests",
             dependencies: [
-                "NudgeDaemon", "NudgeStore", "NudgeCore", "NudgeAPI", "NudgeSinks", "NudgeTestSupport",
+                "NudgeDaemon", "NudgeStore", "NudgeCore", "NudgeAPI", "NudgeAPITypes", "NudgeSinks", "NudgeTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

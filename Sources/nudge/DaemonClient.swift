@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NudgeAPI
+import NudgeAPITypes
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 import NudgeSinks
 import NudgeTestSupport

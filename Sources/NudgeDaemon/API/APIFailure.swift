@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOHTTP1
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 import NudgeStore
 import OpenAPIRuntime

@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `/v1/batch`: operations applied in order, no other change between them, their changes saved in commits of about

@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 import OpenAPIRuntime
 

@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `/v1/clock`: the clock nudged runs on, and moving the manual one.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOPosix
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 import NudgeStore
 import OpenAPIRuntime

@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `/v1/items` and `/v1/pending`.

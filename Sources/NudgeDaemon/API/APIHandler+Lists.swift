@@ -1,4 +1,5 @@
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `/v1/lists`.

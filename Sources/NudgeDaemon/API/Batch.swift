@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `POST /v1/batch`: operations applied in order with no other change between them.

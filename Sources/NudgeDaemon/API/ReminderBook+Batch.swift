@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// A batch's operations as the loop applies them, each with the same `ReminderBook` extension a single request uses.

@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// The API's changes to items, as the loop applies them (a request's, or a batch's operation's), and items as the

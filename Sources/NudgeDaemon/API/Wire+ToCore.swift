@@ -1,5 +1,6 @@
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 // Wire → core: what a request asks of the model. A field added to the document's requests is read here.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NudgeAPI
+import NudgeAPITypes
 import NudgeSinks
 import NudgeSystem
 import ServiceLifecycle

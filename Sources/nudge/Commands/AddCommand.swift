@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE] [--warn LEADS] [--remind|--no-remind]`: POST /v1/items.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import OpenAPIRuntime
 
 /// `nudge import`: POST /v1/import.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `nudge ls [--list NAME] [--all | --checked] [--overdue] [--due-before WHEN] [--priority P] [--sort ORDER]`:

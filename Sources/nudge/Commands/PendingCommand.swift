@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `nudge pending`: GET /v1/pending.

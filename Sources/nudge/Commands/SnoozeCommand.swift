@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 import NudgeCore
 
 /// `nudge snooze ID [DURATION | until WHEN]`: POST /v1/items/ID/snooze.
