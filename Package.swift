@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "NudgeDaemon",
             dependencies: [
-                "NudgeCore", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeAPITypes", "NudgeSystem", "CLinux",
+                "NudgeCore", "NudgeCalendar", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeAPITypes", "NudgeSystem", "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,7 +146,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fuzz-calendar",
-            dependencies: ["NudgeCore", "FuzzSupport"],
+            dependencies: ["NudgeCore", "NudgeCalendar", "FuzzSupport"],
             path: "Tests/Fuzz/Calendar"
         ),
         // Whole-daemon figures (scripts/bench): builds stores of given sizes and measures the release nudged on them.
@@ -185,7 +185,11 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "NudgeStoreTests", dependencies: ["NudgeStore", "NudgeCore"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "NudgeStoreTests",
+            dependencies: ["NudgeStore", "NudgeCore", "NudgeCalendar"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "NudgeSinksTests",
             dependencies: [

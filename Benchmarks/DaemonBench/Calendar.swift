@@ -21,11 +21,12 @@ enum CalendarBench {
 
     private static func nextElapse() {
         let zone = TimeZone(identifier: "America/New_York")!
+        let zones = ZoneRulesStore()
         let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
         let calls = 200_000
         var all = Histogram<UInt64>(highestTrackableValue: 1_000_000_000, numberOfSignificantValueDigits: .three)
         for expression in expressions {
-            guard let spec = try? CalendarSpec(parsing: expression, localZone: zone) else {
+            guard let spec = try? CalendarSpec(parsing: expression, localZone: zone, zones: zones) else {
                 say("  \(expression): not parsed")
                 continue
             }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NudgeCalendar
 import NudgeCore
 import NudgeStore
 
@@ -35,6 +36,7 @@ struct StoreTemplate {
         let path = directory + "/Checklists.plist"
         let store = try ChecklistStore.open(path: path)
         var library = store.library
+        let zones = ZoneRulesStore()
         let due = Date() + 30 * 86_400
         let dueDate = dueDates ?? { due + Double($0) }
         var batch: [ChecklistChange] = []
@@ -47,7 +49,8 @@ struct StoreTemplate {
                     shouldRemind: true,
                     repeatRule: repeatRules.isEmpty ? nil : repeatRules[number % repeatRules.count]
                 ),
-                now: min(Date(), dueDate(number) - 3600)
+                now: min(Date(), dueDate(number) - 3600),
+                zones: zones
             )
             try library.apply(change)
             batch.append(change)
@@ -88,11 +91,13 @@ struct StoreTemplate {
             options: StoreOptions(compactionThreshold: 1 << 30)
         )
         var library = store.library
+        let zones = ZoneRulesStore()
         while store.logLength < StoreOptions.defaultCompactionThreshold {
             let change = try library.makeEditItem(
                 itemID: Int.random(in: 1...items),
                 ItemEdit(dueDate: Date() + Double.random(in: 86_400...(365 * 86_400))),
-                now: Date()
+                now: Date(),
+                zones: zones
             )
             try library.apply(change)
             try store.commit([change])

@@ -15,12 +15,13 @@ public enum CalendarReport {
     public static func render(
         expression: String,
         localZone: TimeZone,
+        zones: ZoneRulesStore,
         baseTime: Date,
         iterations: Int,
         now: Date
     ) throws(CalendarSpecError) -> String {
-        let spec = try CalendarSpec(parsing: expression, localZone: localZone)
-        let localRules = ZoneRulesStore.shared.rules(for: localZone)
+        let spec = try CalendarSpec(parsing: expression, localZone: localZone, zones: zones)
+        let localRules = zones.rules(for: localZone)
         var rows: [(label: String, value: String)] = []
         if spec.normalized != expression { rows.append(("Original form:", expression)) }
         rows.append(("Normalized form:", spec.normalized))

@@ -13,19 +13,21 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
     /// systemd's "Normalized form", byte for byte.
     public let normalized: String
     package let pattern: CalendarPattern
+    /// The zone rules it was read with, and is evaluated with.
+    let zones: ZoneRulesStore
 
     /// Parses an expression as systemd 252 does. `localZone` is the zone systemd would take as "local" (systemd
     /// accepts the local zone's abbreviations, e.g. CET/CEST under Europe/Berlin, at the end of an expression).
-    /// Throws `CalendarSpecError`, naming the wrong part, for anything systemd rejects.
-    public init(parsing text: String, localZone: TimeZone) throws(CalendarSpecError) {
-        let store = ZoneRulesStore.shared
-        let localRules = store.rules(for: localZone)
+    /// Zone names and the next elapse are looked up in `zones`. Throws `CalendarSpecError`, naming the wrong part,
+    /// for anything systemd rejects.
+    public init(parsing text: String, localZone: TimeZone, zones: ZoneRulesStore) throws(CalendarSpecError) {
         var parser = CalendarExpressionParser(
             text: text,
-            localNames: localRules.localNames,
-            zoneStore: store
+            localNames: zones.rules(for: localZone).localNames,
+            zoneStore: zones
         )
         pattern = try parser.parse()
+        self.zones = zones
         expression = text
         normalized = pattern.normalizedText
     }
@@ -60,11 +62,10 @@ public struct CalendarSpec: Sendable, Hashable, CustomStringConvertible {
     /// The clock the expression is evaluated with: UTC, its own zone, or the caller's.
     func clock(localZone: TimeZone) -> MktimeClock {
         if pattern.isUTC { return .utc }
-        let store = ZoneRulesStore.shared
-        if let name = pattern.zoneName, let rules = store.rules(named: name) {
+        if let name = pattern.zoneName, let rules = zones.rules(named: name) {
             return MktimeClock(zone: rules)
         }
-        return MktimeClock(zone: store.rules(for: localZone))
+        return MktimeClock(zone: zones.rules(for: localZone))
     }
 
     public static func == (lhs: CalendarSpec, rhs: CalendarSpec) -> Bool {

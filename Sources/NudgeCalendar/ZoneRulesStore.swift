@@ -1,20 +1,20 @@
 import Foundation
 import Synchronization
 
-/// Loads zone rules from /usr/share/zoneinfo once per name and keeps them, thread-safely, for later calls.
+/// Loads zone rules from a zone database (/usr/share/zoneinfo) once per name and keeps them, thread-safely, for later
+/// calls. The one part of the calendar engine that reads files: whoever evaluates calendar expressions makes one
+/// (nudged at start, `nudge calendar`, a test with its own database) and hands it to `CalendarSpec`.
 ///
 /// Bounded: past `capacity` names the store forgets everything and starts again, which keeps memory flat even if
 /// someone feeds it endless distinct (valid) names; real programs use a handful of zones.
-package final class ZoneRulesStore: Sendable {
-    /// The store every calendar computation shares.
-    package static let shared = ZoneRulesStore(directory: "/usr/share/zoneinfo", capacity: 64)
-
+public final class ZoneRulesStore: Sendable {
     private let directory: String
     private let capacity: Int
     /// nil values remember names that are not valid zones.
     private let rulesByName = Mutex<[String: ZoneRules?]>([:])
 
-    package init(directory: String, capacity: Int) {
+    /// Rules from the TZif files under `directory`, at most `capacity` zones at a time.
+    public init(directory: String = "/usr/share/zoneinfo", capacity: Int = 64) {
         self.directory = directory
         self.capacity = capacity
     }
@@ -78,5 +78,5 @@ package final class ZoneRulesStore: Sendable {
 
 extension ZoneRulesStore {
     /// Whether the zone database has rules for `name` that nudge can read.
-    package func hasRules(named name: String) -> Bool { rules(named: name) != nil }
+    public func hasRules(named name: String) -> Bool { rules(named: name) != nil }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// The checklists and their pending reminders, kept in step: every change to an item goes through here, is
 /// applied to the library, and is shown to the scheduler, so the replacement rules cannot be bypassed.
@@ -11,6 +12,8 @@ public struct ReminderBook: Sendable {
     public let clock: any WallClock
     /// The zone repeat rules are evaluated in, unless a rule names its own: the daemon's.
     public var timeZone: TimeZone { scheduler.timeZone }
+    /// The zone database repeat rules are read and evaluated with.
+    public var zones: ZoneRulesStore { scheduler.zones }
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -46,11 +49,12 @@ public struct ReminderBook: Sendable {
         library: ChecklistLibrary,
         clock: any WallClock = SystemWallClock(),
         catchUpWindow: TimeInterval = ReminderScheduler.defaultCatchUpWindow,
-        timeZone: TimeZone = .current
+        timeZone: TimeZone = .current,
+        zones: ZoneRulesStore = ZoneRulesStore()
     ) {
         self.library = library
         self.clock = clock
-        self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow, timeZone: timeZone)
+        self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow, timeZone: timeZone, zones: zones)
     }
 
     /// How late a reminder may be found and still fire, for those found late from now on (a reload of nudged's
@@ -132,7 +136,7 @@ public struct ReminderBook: Sendable {
     /// at its rule's first occurrence at or after `dueDate` (or after now).
     public mutating func addItem(_ new: NewItem) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
-        let change = try library.makeAddItem(new, now: now, timeZone: timeZone)
+        let change = try library.makeAddItem(new, now: now, timeZone: timeZone, zones: zones)
         return try put(change, now: now)
     }
 
@@ -141,7 +145,7 @@ public struct ReminderBook: Sendable {
     public mutating func editItem(itemID: Int, _ edit: ItemEdit) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
         let before = library.item(id: itemID)?.completedThrough
-        let change = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone)
+        let change = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone, zones: zones)
         guard case .putItem(let item, let listID) = change, let completed = item.completedThrough,
             completed != before, let listName = library.list(id: listID)?.name
         else { return try put(change, now: now) }
@@ -207,7 +211,8 @@ public struct ReminderBook: Sendable {
                     itemID: itemID,
                     through: due,
                     now: now,
-                    timeZone: timeZone
+                    timeZone: timeZone,
+                    zones: zones
                 )
             else { return Outcome() }
             var completed = try put(change, now: now, numbering: false).1
@@ -233,7 +238,7 @@ public struct ReminderBook: Sendable {
 
     // MARK: Calendar
 
-    /// Imports tasks read from an iCalendar file (`CalendarInterchange.tasks(in:timeZone:)`), in order. A task
+    /// Imports tasks read from an iCalendar file (`CalendarInterchange.tasks(in:timeZone:zones:)`), in order. A task
     /// updates the item it came from: the one its UID names (a UID nudge made for this store, or one an imported
     /// item keeps), or, for a task without a UID (calcurse writes none), an item with the same text. Otherwise it is
     /// added to `listID`. A task its item already matches changes nothing, so importing a file twice is the same as
@@ -328,7 +333,9 @@ public struct ReminderBook: Sendable {
             // written leaves a DUE behind the item's, which is no change.
             let now = clock.now()
             func series(from due: Date?) -> Date? {
-                due.flatMap { try? ChecklistLibrary.startSeries(rule, from: $0, now: now, in: timeZone).first }
+                due.flatMap {
+                    try? ChecklistLibrary.startSeries(rule, from: $0, now: now, in: timeZone, zones: zones).first
+                }
             }
             let passed = task.dueDate.map { due in item.completedThrough.map { due <= $0 } ?? false } ?? true
             if item.repeatRule != rule
@@ -388,7 +395,8 @@ public struct ReminderBook: Sendable {
                     itemID: event.itemID,
                     due: event.due,
                     now: now,
-                    timeZone: timeZone
+                    timeZone: timeZone,
+                    zones: zones
                 )
             else { continue }
             try? library.apply(change)

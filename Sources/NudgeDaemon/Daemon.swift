@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NudgeAPI
+import NudgeCalendar
 import NudgeCore
 import NudgeSinks
 import NudgeStore
@@ -50,6 +51,7 @@ struct Daemon {
         let service = ReminderService(
             store: store,
             clock: serviceClock,
+            zones: ZoneRulesStore(),
             catchUpWindow: options.catchUpWindow,
             sinks: sinks.sinks,
             events: EventHub(render: APIHandler.frames),

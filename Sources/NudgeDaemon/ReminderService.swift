@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NudgeCalendar
 import NudgeCore
 import NudgeSinks
 import NudgeStore
@@ -27,6 +28,8 @@ final class ReminderService: Service {
     let writer: StoreWriter
     private let sinks: [SinkQueue]
     let clock: any WallClock
+    /// The zone database every book reads and evaluates repeat rules with, one for the daemon's life.
+    let zones: ZoneRulesStore
     /// What a new book gets (after a failed write); a reload may change it.
     private let catchUpWindow: Mutex<TimeInterval>
     private let logger: Logger
@@ -42,6 +45,7 @@ final class ReminderService: Service {
     init(
         store: any DurableStore,
         clock: any WallClock,
+        zones: ZoneRulesStore,
         catchUpWindow: TimeInterval,
         sinks: [any ReminderSink],
         events: EventHub,
@@ -52,6 +56,7 @@ final class ReminderService: Service {
         self.events = events
         self.sinks = sinks.map { SinkQueue($0, logger: logger) }
         self.clock = clock
+        self.zones = zones
         self.catchUpWindow = Mutex(catchUpWindow)
         self.logger = logger
         self.makeTimer = makeTimer
@@ -298,7 +303,7 @@ final class ReminderService: Service {
         state.underWay?.refuse(.failedPartWay)
         state.underWay = nil
         // The old book goes first, so the new copy of the library is not made beside it and the store's.
-        state.book = ReminderBook(library: ChecklistLibrary(), clock: clock)
+        state.book = ReminderBook(library: ChecklistLibrary(), clock: clock, zones: zones)
         state.book = newBook()
         return [state.restore(limit: .max)]
     }
@@ -317,7 +322,12 @@ final class ReminderService: Service {
     private func newBook() -> ReminderBook {
         var library = writer.store.library
         library.makeRoomToGrow()
-        return ReminderBook(library: library, clock: clock, catchUpWindow: catchUpWindow.withLock { $0 })
+        return ReminderBook(
+            library: library,
+            clock: clock,
+            catchUpWindow: catchUpWindow.withLock { $0 },
+            zones: zones
+        )
     }
 
     /// Waits until a commit is durable (the writer carries it out then), and answers. A failure is recorded by the

@@ -4,6 +4,9 @@ import Testing
 
 @testable import NudgeCalendar
 
+/// The machine's zone database, which systemd reads too.
+private let zoneRules = ZoneRulesStore()
+
 /// Compares nudge's calendar engine with `systemd-analyze calendar` on this machine: thousands of generated
 /// expressions (valid and invalid), six zones, base times around DST transitions and month ends. Agreement must
 /// be complete on rejection, the normalized form and the next five elapses (the whole report except the
@@ -109,7 +112,7 @@ struct CalendarOracleTests {
         var picker = SplitMix64(seed: 0x0C41_E4DA_5EED &+ Self.seed)
         var generatedCount = 0
         for (zoneIndex, zone) in Self.zones.enumerated() {
-            let localNames = ZoneRulesStore.shared.rules(named: zone)!.localNames
+            let localNames = zoneRules.rules(named: zone)!.localNames
             var generator = CalendarExpressionGenerator(
                 seed: 0x5EED_0000 &+ UInt64(zoneIndex) &+ Self.seed << 8,
                 localAbbreviations: Array(Set([localNames.standard, localNames.daylight]))
@@ -170,6 +173,7 @@ struct CalendarOracleTests {
             let text = try CalendarReport.render(
                 expression: expression,
                 localZone: zone,
+                zones: zoneRules,
                 baseTime: Date(timeIntervalSince1970: situation.baseTime),
                 iterations: iterations,
                 now: Date()

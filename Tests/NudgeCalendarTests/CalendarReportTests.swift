@@ -3,6 +3,9 @@ import Testing
 
 @testable import NudgeCalendar
 
+/// The machine's zone database, for repeat rules.
+private let zoneRules = ZoneRulesStore()
+
 /// The report layout and the "From now" wording, against texts from `systemd-analyze calendar` (systemd 252.39).
 @Suite("CalendarReport")
 struct CalendarReportTests {
@@ -13,6 +16,7 @@ struct CalendarReportTests {
         let report = try CalendarReport.render(
             expression: "Mon..Fri 9..17/2:00",
             localZone: Self.berlin,
+            zones: zoneRules,
             baseTime: Date(timeIntervalSince1970: 1_774_746_000),
             iterations: 2,
             now: Date(timeIntervalSince1970: 1_774_746_000)
@@ -36,6 +40,7 @@ struct CalendarReportTests {
         let report = try CalendarReport.render(
             expression: "*-*-* 12:00:00",
             localZone: TimeZone(identifier: "UTC")!,
+            zones: zoneRules,
             baseTime: Date(timeIntervalSince1970: 1_767_225_600),
             iterations: 1,
             now: Date(timeIntervalSince1970: 1_767_225_600)
@@ -54,6 +59,7 @@ struct CalendarReportTests {
         let report = try CalendarReport.render(
             expression: "2025-01-01",
             localZone: Self.berlin,
+            zones: zoneRules,
             baseTime: Date(timeIntervalSince1970: 1_767_225_600),
             iterations: 3,
             now: Date()
@@ -73,6 +79,7 @@ struct CalendarReportTests {
             let report = try CalendarReport.render(
                 expression: expression,
                 localZone: TimeZone(identifier: zone)!,
+                zones: zoneRules,
                 baseTime: Date(timeIntervalSince1970: 1_767_225_600),
                 iterations: 1,
                 now: Date()

@@ -3,6 +3,9 @@ import Testing
 
 @testable import NudgeCalendar
 
+/// The machine's zone database, for repeat rules.
+private let zoneRules = ZoneRulesStore()
+
 /// The tricky elapse rules, with expected instants taken from `systemd-analyze calendar` (systemd 252.39,
 /// tzdata 2025b) on the reference machine.
 @Suite("CalendarSpec.next(after:in:)")
@@ -12,7 +15,7 @@ struct CalendarSpecNextTests {
         -> [String]
     {
         let zone = try #require(TimeZone(identifier: zoneName))
-        let spec = try CalendarSpec(parsing: expression, localZone: zone)
+        let spec = try CalendarSpec(parsing: expression, localZone: zone, zones: zoneRules)
         var instant = Date(timeIntervalSince1970: base)
         var texts: [String] = []
         for _ in 0..<count {
@@ -168,7 +171,7 @@ struct CalendarSpecNextTests {
     @Test("No elapse: a past year, a day that never exists, 1970")
     func never() throws {
         let spec = { (text: String) in
-            try CalendarSpec(parsing: text, localZone: TimeZone(identifier: "UTC")!)
+            try CalendarSpec(parsing: text, localZone: TimeZone(identifier: "UTC")!, zones: zoneRules)
         }
         let base = Date(timeIntervalSince1970: 1_767_225_600)
         let utc = TimeZone(identifier: "UTC")!
@@ -200,7 +203,8 @@ struct CalendarSpecNextTests {
         )
         let spec = try CalendarSpec(
             parsing: "Mon 12:00 Asia/Kolkata",
-            localZone: TimeZone(identifier: "UTC")!
+            localZone: TimeZone(identifier: "UTC")!,
+            zones: zoneRules
         )
         #expect(spec.timeZone?.identifier == "Asia/Kolkata")
         #expect(spec.timeZoneName == "Asia/Kolkata")
@@ -234,7 +238,7 @@ struct CalendarSpecNextTests {
     @Test("concurrent use gives the same answers as sequential use")
     func concurrentUse() throws {
         let zone = try #require(TimeZone(identifier: "Australia/Lord_Howe"))
-        let spec = try CalendarSpec(parsing: "Mon..Fri *:0/15", localZone: zone)
+        let spec = try CalendarSpec(parsing: "Mon..Fri *:0/15", localZone: zone, zones: zoneRules)
         let bases = (0..<400).map { Date(timeIntervalSince1970: 1_775_000_000 + Double($0) * 7_919) }
         let expected = bases.map { spec.next(after: $0, in: zone) }
         let results = ConcurrentResults(count: bases.count)

@@ -3,6 +3,9 @@ import Testing
 
 @testable import NudgeCalendar
 
+/// The machine's zone database, for repeat rules.
+private let zoneRules = ZoneRulesStore()
+
 /// Parsing and normalized forms, with expected texts from `systemd-analyze calendar` (systemd 252.39).
 @Suite("CalendarSpec parsing")
 struct CalendarSpecParsingTests {
@@ -50,7 +53,7 @@ struct CalendarSpecParsingTests {
         ]
     )
     func normalizedForm(expression: String, normalized: String) throws {
-        let spec = try CalendarSpec(parsing: expression, localZone: Self.berlin)
+        let spec = try CalendarSpec(parsing: expression, localZone: Self.berlin, zones: zoneRules)
         #expect(spec.normalized == normalized)
         #expect(spec.description == normalized)
     }
@@ -67,7 +70,7 @@ struct CalendarSpecParsingTests {
     )
     func rejected(expression: String) {
         #expect(throws: CalendarSpecError.self) {
-            try CalendarSpec(parsing: expression, localZone: Self.berlin)
+            try CalendarSpec(parsing: expression, localZone: Self.berlin, zones: zoneRules)
         }
     }
 
@@ -105,30 +108,52 @@ struct CalendarSpecParsingTests {
 
     @Test("zones at the end: UTC, zone files, the local zone's abbreviations")
     func zones() throws {
-        #expect(try CalendarSpec(parsing: "12:00 UTC", localZone: Self.berlin).timeZoneName == "UTC")
+        #expect(try CalendarSpec(parsing: "12:00 UTC", localZone: Self.berlin, zones: zoneRules).timeZoneName == "UTC")
         #expect(
-            try CalendarSpec(parsing: "12:00 Asia/Tokyo", localZone: Self.berlin).timeZoneName
+            try CalendarSpec(parsing: "12:00 Asia/Tokyo", localZone: Self.berlin, zones: zoneRules).timeZoneName
                 == "Asia/Tokyo"
         )
         // CET is the local standard time in Berlin, but a zone file of its own in New York.
-        let inBerlin = try CalendarSpec(parsing: "12:00 CET", localZone: Self.berlin)
+        let inBerlin = try CalendarSpec(parsing: "12:00 CET", localZone: Self.berlin, zones: zoneRules)
         #expect(inBerlin.timeZoneName == nil)
         #expect(inBerlin.normalized == "*-*-* 12:00:00 CET")
         let inNewYork = try CalendarSpec(
             parsing: "12:00 CET",
-            localZone: TimeZone(identifier: "America/New_York")!
+            localZone: TimeZone(identifier: "America/New_York")!,
+            zones: zoneRules
         )
         #expect(inNewYork.timeZoneName == "CET")
         // Zone names are case-sensitive file names.
         #expect(throws: CalendarSpecError.self) {
-            try CalendarSpec(parsing: "12:00 europe/berlin", localZone: Self.berlin)
+            try CalendarSpec(parsing: "12:00 europe/berlin", localZone: Self.berlin, zones: zoneRules)
+        }
+    }
+
+    @Test("zone names are looked up in the zone database the spec is given, and evaluated with it")
+    func zonesComeFromTheDatabaseGiven() throws {
+        let directory = NSTemporaryDirectory() + "nudge-zoneinfo-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/Test", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: directory + "/Test/Zone")
+        let own = ZoneRulesStore(directory: directory)
+
+        let spec = try CalendarSpec(parsing: "12:00 Test/Zone", localZone: Self.berlin, zones: own)
+        #expect(spec.timeZoneName == "Test/Zone")
+        // 12:00 in Tokyo (UTC+9, no DST) is 03:00 UTC: 19 hours after 2027-01-15 08:00 UTC.
+        let next = spec.next(after: Date(timeIntervalSince1970: 1_800_000_000), in: Self.berlin)
+        #expect(next == Date(timeIntervalSince1970: 1_800_000_000 + 19 * 3600))
+        #expect(throws: CalendarSpecError.self) {
+            try CalendarSpec(parsing: "12:00 Asia/Tokyo", localZone: Self.berlin, zones: own)
+        }
+        #expect(throws: CalendarSpecError.self) {
+            try CalendarSpec(parsing: "12:00 Test/Zone", localZone: Self.berlin, zones: zoneRules)
         }
     }
 
     @Test("specs that mean the same are equal")
     func equality() throws {
-        let daily = try CalendarSpec(parsing: "daily", localZone: Self.berlin)
-        let spelledOut = try CalendarSpec(parsing: "*-*-* 00:00:00", localZone: Self.berlin)
+        let daily = try CalendarSpec(parsing: "daily", localZone: Self.berlin, zones: zoneRules)
+        let spelledOut = try CalendarSpec(parsing: "*-*-* 00:00:00", localZone: Self.berlin, zones: zoneRules)
         #expect(daily == spelledOut)
         #expect(daily.hashValue == spelledOut.hashValue)
         #expect(daily.expression == "daily")
@@ -136,7 +161,7 @@ struct CalendarSpecParsingTests {
 
     private func capture(_ expression: String) -> CalendarSpecError? {
         do {
-            _ = try CalendarSpec(parsing: expression, localZone: Self.berlin)
+            _ = try CalendarSpec(parsing: expression, localZone: Self.berlin, zones: zoneRules)
             return nil
         } catch {
             return error

@@ -4,12 +4,19 @@ import Testing
 @testable import NudgeCalendar
 @testable import NudgeCore
 
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
+
 private let t0 = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
 @Suite struct CalendarImportTests {
     private func tasks(_ body: String) throws -> (tasks: [CalendarTask], skipped: [CalendarImportResult]) {
-        try CalendarInterchange.tasks(in: "BEGIN:VCALENDAR\r\n" + body + "END:VCALENDAR\r\n", timeZone: berlin)
+        try CalendarInterchange.tasks(
+            in: "BEGIN:VCALENDAR\r\n" + body + "END:VCALENDAR\r\n",
+            timeZone: berlin,
+            zones: zones
+        )
     }
 
     @Test func alarmsBeforeTheDueDateAreWarningsAndAnyAlarmSwitchesRemindingOn() throws {
@@ -78,9 +85,14 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         _ = try book.addItem(NewItem(text: "odd, rule", listID: 1, repeatRule: "*-*~01 12:00", priority: .low))
         _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
         let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
-        let file = CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: berlin)
+        let file = CalendarInterchange.document(
+            of: entries,
+            storeID: book.library.storeID,
+            timeZone: berlin,
+            zones: zones
+        )
 
-        let (exported, _) = try CalendarInterchange.tasks(in: file, timeZone: berlin)
+        let (exported, _) = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones)
         let (results, outcome) = try book.importTasks(exported, into: 1)
         #expect(results.map(\.outcome) == Array(repeating: .unchanged, count: 4), "\(results)")
         #expect(results.map(\.itemID) == [1, 2, 3, 4])
@@ -134,8 +146,13 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         _ = try book.addItem(NewItem(text: "weekly", listID: 1, repeatRule: "Mon 09:00"))
         _ = try book.addItem(NewItem(text: "daily", listID: 1, shouldRemind: true, repeatRule: "*-*-* 07:00"))
         let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
-        let file = CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: berlin)
-        let exported = try CalendarInterchange.tasks(in: file, timeZone: berlin).tasks
+        let file = CalendarInterchange.document(
+            of: entries,
+            storeID: book.library.storeID,
+            timeZone: berlin,
+            zones: zones
+        )
+        let exported = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones).tasks
 
         clock.advance(by: 8 * 86_400)  // both series passed occurrences since the file was written
         _ = book.advance()

@@ -1,7 +1,11 @@
 import Foundation
+import NudgeCalendar
 import Testing
 
 @testable import NudgeCore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -83,12 +87,12 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func statusCountsUncheckedItems() throws {
         var library = ChecklistLibrary()
         #expect(library.lists[0].statusText == "All Done")
-        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now))
-        try library.apply(library.makeAddItem(NewItem(text: "b", listID: 1), now: now))
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now, zones: zones))
+        try library.apply(library.makeAddItem(NewItem(text: "b", listID: 1), now: now, zones: zones))
         #expect(library.lists[0].uncheckedCount == 2)
         #expect(library.lists[0].statusText == "2 Remaining")
-        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now))
-        try library.apply(library.makeEditItem(itemID: 2, ItemEdit(checked: true), now: now))
+        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now, zones: zones))
+        try library.apply(library.makeEditItem(itemID: 2, ItemEdit(checked: true), now: now, zones: zones))
         #expect(library.lists[0].statusText == "All Done")
     }
 
@@ -110,9 +114,11 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func itemIDsAreNeverReusedAfterDeletingTheNewestItem() throws {
         var library = ChecklistLibrary()
-        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now)) }
+        for text in ["a", "b", "c"] {
+            try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now, zones: zones))
+        }
         try library.apply(library.makeRemoveItem(itemID: 3))
-        let change = try library.makeAddItem(NewItem(text: "d", listID: 1), now: now)
+        let change = try library.makeAddItem(NewItem(text: "d", listID: 1), now: now, zones: zones)
         try library.apply(change)
         #expect(library.lists[0].items.map(\.itemID) == [1, 2, 4])
     }
@@ -133,7 +139,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func removingAListRemovesItsItemsButNotTheirIDs() throws {
         var library = ChecklistLibrary()
         try library.apply(library.makeAddList(name: "Other"))
-        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 2), now: now))
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 2), now: now, zones: zones))
         try library.apply(library.makeRemoveList(listID: 2))
         #expect(library.item(id: 1) == nil)
         #expect(library.nextItemID == 2)
@@ -142,8 +148,10 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func movingAnItemToAnotherListKeepsItsID() throws {
         var library = ChecklistLibrary()
         try library.apply(library.makeAddList(name: "Other"))
-        for text in ["a", "b", "c"] { try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now)) }
-        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(listID: 2), now: now))
+        for text in ["a", "b", "c"] {
+            try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now, zones: zones))
+        }
+        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(listID: 2), now: now, zones: zones))
         #expect(library.list(containing: 1)?.name == "Other")
         #expect(library.list(named: "inbox")?.items.map(\.itemID) == [2, 3])
         // Positions of the items left behind are still right.
@@ -152,8 +160,8 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func editingStampsUpdatedAtAndKeepsCreatedAt() throws {
         var library = ChecklistLibrary()
-        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now))
-        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(text: "b"), now: now + 60))
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now, zones: zones))
+        try library.apply(library.makeEditItem(itemID: 1, ItemEdit(text: "b"), now: now + 60, zones: zones))
         let item = try #require(library.item(id: 1))
         #expect(item.text == "b")
         #expect(item.createdAt == now)
@@ -162,19 +170,23 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func editsOfUnknownItemsAndListsAreRefused() throws {
         var library = ChecklistLibrary()
-        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now))
-        #expect(throws: ModelError.unknownItem(9)) { try library.makeEditItem(itemID: 9, ItemEdit(), now: now) }
+        try library.apply(library.makeAddItem(NewItem(text: "a", listID: 1), now: now, zones: zones))
+        #expect(throws: ModelError.unknownItem(9)) {
+            try library.makeEditItem(itemID: 9, ItemEdit(), now: now, zones: zones)
+        }
         #expect(throws: ModelError.unknownList(9)) {
-            try library.makeEditItem(itemID: 1, ItemEdit(listID: 9), now: now)
+            try library.makeEditItem(itemID: 1, ItemEdit(listID: 9), now: now, zones: zones)
         }
         #expect(throws: ModelError.emptyText("item text")) {
-            try library.makeEditItem(itemID: 1, ItemEdit(text: " \n"), now: now)
+            try library.makeEditItem(itemID: 1, ItemEdit(text: " \n"), now: now, zones: zones)
         }
     }
 
     @Test func aStoredLibraryRepairsCountersThatLagBehindTheItems() throws {
         var library = ChecklistLibrary()
-        for text in ["a", "b"] { try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now)) }
+        for text in ["a", "b"] {
+            try library.apply(library.makeAddItem(NewItem(text: text, listID: 1), now: now, zones: zones))
+        }
         let decoded = try ChecklistLibrary(nextItemID: 1, nextListID: 1, storeID: library.storeID, lists: library.lists)
         #expect(decoded.nextItemID == 3)
         #expect(decoded.nextListID == 2)
@@ -189,9 +201,15 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
             changes.append(change)
         }
         try record(first.makeAddList(name: "Groceries", iconName: .groceries))
-        try record(first.makeAddItem(NewItem(text: "milk", listID: 2, dueDate: now + 60, shouldRemind: true), now: now))
-        try record(first.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now))
-        try record(first.makeAddItem(NewItem(text: "eggs", listID: 1), now: now))
+        try record(
+            first.makeAddItem(
+                NewItem(text: "milk", listID: 2, dueDate: now + 60, shouldRemind: true),
+                now: now,
+                zones: zones
+            )
+        )
+        try record(first.makeEditItem(itemID: 1, ItemEdit(checked: true), now: now, zones: zones))
+        try record(first.makeAddItem(NewItem(text: "eggs", listID: 1), now: now, zones: zones))
         try record(first.makeRemoveItem(itemID: 2))
         var second = start
         for change in changes { try second.apply(change) }
@@ -204,7 +222,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func aLibraryGivenRoomToGrowIsItsOwnAndTakesAddsWithoutMovingItsItems() throws {
         var original = ChecklistLibrary()
         for index in 0..<4_000 {
-            try original.apply(original.makeAddItem(NewItem(text: "item \(index)", listID: 1), now: now))
+            try original.apply(original.makeAddItem(NewItem(text: "item \(index)", listID: 1), now: now, zones: zones))
         }
         var library = original
         library.makeRoomToGrow()
@@ -213,7 +231,7 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(address(library) != address(original), "its own copy, made now")
         let before = address(library)
         for index in 0..<1_000 {
-            try library.apply(library.makeAddItem(NewItem(text: "more \(index)", listID: 1), now: now))
+            try library.apply(library.makeAddItem(NewItem(text: "more \(index)", listID: 1), now: now, zones: zones))
         }
         #expect(address(library) == before)
         #expect(library.itemCount == 5_000 && original.itemCount == 4_000)

@@ -1,7 +1,11 @@
 import Foundation
+import NudgeCalendar
 import Testing
 
 @testable import NudgeCore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -13,7 +17,9 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         var library = ChecklistLibrary()
         try library.apply(library.makeAddList(name: "Other"))
         for number in 1...60 {
-            try library.apply(library.makeAddItem(NewItem(text: "item \(number)", listID: number % 2 + 1), now: now))
+            try library.apply(
+                library.makeAddItem(NewItem(text: "item \(number)", listID: number % 2 + 1), now: now, zones: zones)
+            )
         }
         for itemID in stride(from: 3, through: 60, by: 3) { try library.apply(library.makeRemoveItem(itemID: itemID)) }
         return library

@@ -4,6 +4,9 @@ import Testing
 @testable import NudgeCalendar
 @testable import NudgeCore
 
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
+
 private let t0 = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
@@ -14,7 +17,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         "Tue *-01..03-* 07:45", "*-*-* 00/6:00",
     ])
     func anExpressionsRRuleReadsBackAsTheSameExpression(_ text: String) throws {
-        let spec = try CalendarSpec(parsing: text, localZone: berlin)
+        let spec = try CalendarSpec(parsing: text, localZone: berlin, zones: zones)
         let (rule, isUTC) = try #require(RecurrenceRuleMapping.recurrenceRule(for: spec))
         let zone = isUTC ? TimeZone(identifier: "UTC")! : berlin
         let first = try #require(spec.next(after: t0, in: zone))
@@ -31,7 +34,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         )
         let back = try RecurrenceRuleMapping.expression(for: rule, start: start, zone: isUTC ? .utc : .floating)
         // The same times, though maybe not the same text (`*:0/20` comes back as `*:00,20,40`): over DST changes too.
-        let again = try CalendarSpec(parsing: back, localZone: berlin)
+        let again = try CalendarSpec(parsing: back, localZone: berlin, zones: zones)
         var (a, b) = (t0, t0)
         for _ in 0..<300 {
             let (x, y) = (spec.next(after: a, in: berlin), again.next(after: b, in: berlin))
@@ -43,7 +46,10 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
     @Test(arguments: ["*-*~01 12:00", "2027-*-* 09:00", "*-*-* 09:00 Europe/Berlin", "*-*-* 09:00:00.5"])
     func anExpressionWithoutAnExactRRuleHasNone(_ text: String) throws {
-        #expect(RecurrenceRuleMapping.recurrenceRule(for: try CalendarSpec(parsing: text, localZone: berlin)) == nil)
+        #expect(
+            RecurrenceRuleMapping.recurrenceRule(for: try CalendarSpec(parsing: text, localZone: berlin, zones: zones))
+                == nil
+        )
     }
 
     @Test func anRRuleTakesWhatItLeavesOutFromDTStart() throws {

@@ -1,7 +1,11 @@
 import Foundation
+import NudgeCalendar
 import Testing
 
 @testable import NudgeCore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -116,7 +120,8 @@ private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
                 try library.apply(
                     library.makeAddItem(
                         NewItem(text: "item \(index)", listID: 1, dueDate: t0 + 60 + Double(index), shouldRemind: true),
-                        now: t0
+                        now: t0,
+                        zones: zones
                     )
                 )
             }

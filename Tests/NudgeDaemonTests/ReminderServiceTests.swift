@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NudgeAPI
 import NudgeAPITypes
+import NudgeCalendar
 import NudgeCore
 import NudgeSinks
 import NudgeTestSupport
@@ -12,6 +13,9 @@ import Testing
 
 @testable import NudgeDaemon
 @testable import NudgeStore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 /// The service as a unit, on a `ServiceRig`.
 @Suite struct ReminderServiceTests {
@@ -53,6 +57,7 @@ import Testing
         let service = ReminderService(
             store: store,
             clock: SystemWallClock(),
+            zones: zones,
             catchUpWindow: 3600,
             sinks: [],
             events: EventHub(),
@@ -206,7 +211,8 @@ import Testing
             try library.apply(
                 library.makeAddItem(
                     NewItem(text: text, listID: 1, dueDate: due, shouldRemind: true),
-                    now: Self.t0 - 9000
+                    now: Self.t0 - 9000,
+                    zones: zones
                 )
             )
         }

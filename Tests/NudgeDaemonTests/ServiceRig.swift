@@ -1,11 +1,15 @@
 import Foundation
 import Logging
 import NudgeAPI
+import NudgeCalendar
 import NudgeCore
 import NudgeTestSupport
 import ServiceLifecycle
 
 @testable import NudgeDaemon
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 /// The service as a unit: a clock that moves only when told, a store in memory whose writes can fail or wait, a sink
 /// that records, a timer that records what it was asked and fires when told. The service runs in a service group
@@ -28,6 +32,7 @@ struct ServiceRig {
         service = ReminderService(
             store: store,
             clock: clock,
+            zones: zones,
             catchUpWindow: catchUpWindow,
             sinks: [sink],
             events: EventHub(),

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NudgeAPI
+import NudgeCalendar
 import NudgeCore
 import NudgeTestSupport
 import ServiceLifecycle
@@ -10,6 +11,9 @@ import Testing
 
 @testable import NudgeDaemon
 @testable import NudgeStore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 /// The real service on a real store in a temporary directory, whose writes fail at random steps (create, write,
 /// flush, close, rename, directory flush) while 32 clients change items concurrently. Whatever the interleaving,
@@ -31,6 +35,7 @@ import Testing
         let service = ReminderService(
             store: store,
             clock: ManualWallClock(ServiceRig.t0),
+            zones: zones,
             catchUpWindow: 3600,
             sinks: [],
             events: EventHub(),

@@ -1,10 +1,14 @@
 import Foundation
+import NudgeCalendar
 import NudgeCore
 import Synchronization
 import SystemPackage
 import Testing
 
 @testable import NudgeStore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 extension NudgeStoreTests {
     /// The change log beside the snapshot: one record per commit, replayed at open, cut where a crash tore it,
@@ -152,7 +156,11 @@ extension NudgeStoreTests {
             try withTemporaryDirectory { directory in
                 var library = ChecklistLibrary()
                 try library.apply(
-                    try library.makeAddItem(NewItem(text: "old", listID: 1, dueDate: testNow), now: testNow)
+                    try library.makeAddItem(
+                        NewItem(text: "old", listID: 1, dueDate: testNow),
+                        now: testNow,
+                        zones: zones
+                    )
                 )
                 var root = try #require(
                     try PropertyListSerialization.propertyList(

@@ -1,8 +1,12 @@
 import Foundation
+import NudgeCalendar
 import NudgeCore
 import Testing
 
 @testable import NudgeStore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 /// A store that does not load is evidence: it is never written, renamed or truncated, and the error names the file,
 /// what is wrong with it, and what to do.
@@ -274,7 +278,11 @@ func openFailsLeavingEverythingUntouched(
 func encodedLibrary(items: Int) throws -> Data {
     var library = ChecklistLibrary()
     for number in 0..<items {
-        let change = try library.makeAddItem(NewItem(text: "item \(number)", listID: 1, dueDate: testNow), now: testNow)
+        let change = try library.makeAddItem(
+            NewItem(text: "item \(number)", listID: 1, dueDate: testNow),
+            now: testNow,
+            zones: zones
+        )
         try library.apply(change)
     }
     return try LibraryCoding.encode(StoreSnapshot(library: library, logSequence: 0), path: "test")

@@ -1,10 +1,14 @@
 import Foundation
+import NudgeCalendar
 import NudgeCore
 import Synchronization
 import SystemPackage
 import Testing
 
 @testable import NudgeStore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 extension NudgeStoreTests {
     @Suite struct ChecklistStoreTests {
@@ -111,7 +115,8 @@ extension NudgeStoreTests {
                     let libraryBefore = store.library
                     let bigItem = try store.library.makeAddItem(
                         NewItem(text: String(repeating: "x", count: 20_000), listID: 1),
-                        now: testNow
+                        now: testNow,
+                        zones: zones
                     )
 
                     signal(SIGXFSZ, SIG_IGN)
@@ -145,7 +150,7 @@ extension NudgeStoreTests {
                 try addItems(1, to: store)
                 let before = try FileSnapshot(directory.storePath)
                 let libraryBefore = store.library
-                let add = try store.library.makeAddItem(NewItem(text: "fine", listID: 1), now: testNow)
+                let add = try store.library.makeAddItem(NewItem(text: "fine", listID: 1), now: testNow, zones: zones)
 
                 let error = #expect(throws: StoreError.self) { try store.commit([add, .removeItem(itemID: 99)]) }
                 #expect(error?.code == .rejectedChange)
@@ -169,11 +174,11 @@ extension NudgeStoreTests {
                         if failing.withLock({ $0.remove(step) }) != nil { throw .ioError }
                     }
                 )
-                let add = try store.library.makeAddItem(NewItem(text: "maybe", listID: 1), now: testNow)
+                let add = try store.library.makeAddItem(NewItem(text: "maybe", listID: 1), now: testNow, zones: zones)
                 let error = #expect(throws: StoreError.self) { try store.commit([add]) }
                 #expect(error?.code == .outcomeUnknown)
                 #expect(store.library.item(id: 1)?.text == "maybe")
-                let later = try store.library.makeAddItem(NewItem(text: "later", listID: 1), now: testNow)
+                let later = try store.library.makeAddItem(NewItem(text: "later", listID: 1), now: testNow, zones: zones)
                 let refusal = #expect(throws: StoreError.self) { try store.commit([later]) }
                 #expect(refusal?.description.contains("was not written") == true)
                 store.close()
@@ -198,7 +203,7 @@ extension NudgeStoreTests {
         @Test func commitAfterCloseThrowsClosed() throws {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)
-                let add = try store.library.makeAddItem(NewItem(text: "late", listID: 1), now: testNow)
+                let add = try store.library.makeAddItem(NewItem(text: "late", listID: 1), now: testNow, zones: zones)
                 store.close()
                 let error = #expect(throws: StoreError.self) { try store.commit([add]) }
                 #expect(error?.code == .closed)
@@ -308,7 +313,7 @@ extension NudgeStoreTests {
 
                 let reopened = try ChecklistStore.open(path: directory.storePath)
                 defer { reopened.close() }
-                let next = try reopened.library.makeAddItem(NewItem(text: "new", listID: 1), now: testNow)
+                let next = try reopened.library.makeAddItem(NewItem(text: "new", listID: 1), now: testNow, zones: zones)
                 #expect(next.allocatedID == 4)
                 #expect(try rawCounters(directory.storePath).nextItemID == 4)
             }
@@ -333,7 +338,11 @@ extension NudgeStoreTests {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)
                 try addItems(3, to: store)
-                _ = try store.library.makeAddItem(NewItem(text: "never committed", listID: 1), now: testNow)
+                _ = try store.library.makeAddItem(
+                    NewItem(text: "never committed", listID: 1),
+                    now: testNow,
+                    zones: zones
+                )
                 _ = try store.library.makeAddList(name: "Never committed")
                 store.close()
 
@@ -343,7 +352,11 @@ extension NudgeStoreTests {
 
                 let reopened = try ChecklistStore.open(path: directory.storePath)
                 defer { reopened.close() }
-                let item = try reopened.library.makeAddItem(NewItem(text: "after reopen", listID: 1), now: testNow)
+                let item = try reopened.library.makeAddItem(
+                    NewItem(text: "after reopen", listID: 1),
+                    now: testNow,
+                    zones: zones
+                )
                 let list = try reopened.library.makeAddList(name: "After reopen")
                 let itemID = try #require(item.allocatedID)
                 let listID = try #require(list.allocatedID)
@@ -387,7 +400,8 @@ func addItems(_ count: Int, to store: ChecklistStore) throws {
                 dueDate: testNow.addingTimeInterval(Double(number) * 3600),
                 shouldRemind: number % 2 == 0
             ),
-            now: testNow
+            now: testNow,
+            zones: zones
         )
         try store.commit([change])
     }

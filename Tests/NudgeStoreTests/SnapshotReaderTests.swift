@@ -1,8 +1,12 @@
 import Foundation
+import NudgeCalendar
 import NudgeCore
 import Testing
 
 @testable import NudgeStore
+
+/// The machine's zone database, for repeat rules.
+private let zones = ZoneRulesStore()
 
 extension NudgeStoreTests {
     /// The fast snapshot reader reads exactly what Foundation reads, for any library nudge can write, and gives up
@@ -54,7 +58,7 @@ extension NudgeStoreTests {
 
         @Test func givesUpOnWhatItDoesNotExpectAndFoundationNamesTheField() throws {
             var library = ChecklistLibrary()
-            try library.apply(library.makeAddItem(NewItem(text: "x", listID: 1), now: testNow))
+            try library.apply(library.makeAddItem(NewItem(text: "x", listID: 1), now: testNow, zones: zones))
             let bytes = try LibraryCoding.encode(StoreSnapshot(library: library, logSequence: 1), path: "test")
             var root = try #require(
                 try PropertyListSerialization.propertyList(from: bytes, format: nil) as? [String: Any]

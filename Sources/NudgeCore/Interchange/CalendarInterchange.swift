@@ -29,15 +29,24 @@ public enum CalendarInterchange {
     public static func document(
         of entries: [(item: ChecklistItem, list: Checklist)],
         storeID: String,
-        timeZone: TimeZone
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
     ) -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//nudge//nudge \(NudgeVersion.current)//EN"]
-        for (item, list) in entries { lines += task(item, in: list, storeID: storeID, timeZone: timeZone) }
+        for (item, list) in entries {
+            lines += task(item, in: list, storeID: storeID, timeZone: timeZone, zones: zones)
+        }
         lines.append("END:VCALENDAR")
         return lines.map(ICalendarText.folded).joined()
     }
 
-    private static func task(_ item: ChecklistItem, in list: Checklist, storeID: String, timeZone: TimeZone)
+    private static func task(
+        _ item: ChecklistItem,
+        in list: Checklist,
+        storeID: String,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
+    )
         -> [String]
     {
         let text = ICalendarText.escaped(item.text)
@@ -53,7 +62,7 @@ public enum CalendarInterchange {
             "STATUS:" + (item.checked ? "COMPLETED" : "NEEDS-ACTION"),
         ]
         if item.checked { lines.append("COMPLETED:" + utc(item.updatedAt)) }
-        let spec = item.repeatRule.flatMap { try? CalendarSpec(parsing: $0, localZone: timeZone) }
+        let spec = item.repeatRule.flatMap { try? CalendarSpec(parsing: $0, localZone: timeZone, zones: zones) }
         if let due = item.dueDate {
             if let spec, let (rule, isUTC) = RecurrenceRuleMapping.recurrenceRule(for: spec) {
                 // The rule's wall times: floating (the reader's local time, as the expression means) or UTC.
@@ -102,7 +111,7 @@ public enum CalendarInterchange {
     /// The tasks of a document, and what was skipped (events, journals, tasks without a summary, a UID seen
     /// before). Floating and date-only times are read in `timeZone`; a task due on a day, without a time, is due
     /// at 09:00 that day. Anything out of shape is an error naming the line, and nothing is read.
-    public static func tasks(in text: String, timeZone: TimeZone) throws(ModelError) -> (
+    public static func tasks(in text: String, timeZone: TimeZone, zones: ZoneRulesStore) throws(ModelError) -> (
         tasks: [CalendarTask], skipped: [CalendarImportResult]
     ) {
         let calendars = try ICalendarText.components(of: text)
@@ -148,21 +157,26 @@ public enum CalendarInterchange {
                     continue
                 }
                 if let uid { seen[uid] = component.line }
-                tasks.append(try task(component, summary: summary, timeZone: timeZone))
+                tasks.append(try task(component, summary: summary, timeZone: timeZone, zones: zones))
             }
         }
         return (tasks, skipped)
     }
 
-    private static func task(_ component: ICalendarComponent, summary: String, timeZone: TimeZone)
+    private static func task(
+        _ component: ICalendarComponent,
+        summary: String,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
+    )
         throws(ModelError) -> CalendarTask
     {
         var notes: [String] = []
         let dueProperty = try component.property("DUE").map { property throws(ModelError) in
-            try dateTime(property, timeZone: timeZone, notes: &notes)
+            try dateTime(property, timeZone: timeZone, zones: zones, notes: &notes)
         }
         let start = try component.property("DTSTART").map { property throws(ModelError) in
-            try dateTime(property, timeZone: timeZone, notes: &notes)
+            try dateTime(property, timeZone: timeZone, zones: zones, notes: &notes)
         }
         // A task may give its due instant as a duration from its start instead (RFC 5545 §3.6.2).
         var due = dueProperty
@@ -194,15 +208,20 @@ public enum CalendarInterchange {
             notes: []
         )
         if status == "CANCELLED" { notes.append("it was cancelled: imported checked off") }
-        try readAlarms(component, into: &task, start: start?.instant, notes: &notes)
-        readRepeat(component, into: &task, start: start ?? due, timeZone: timeZone, notes: &notes)
+        try readAlarms(component, into: &task, start: start?.instant, zones: zones, notes: &notes)
+        readRepeat(component, into: &task, start: start ?? due, timeZone: timeZone, zones: zones, notes: &notes)
         task.notes = notes
         return task
     }
 
     /// A DATE-TIME or DATE value: UTC (`Z`), in the zone TZID names, or floating (read in `timeZone`); its wall-time
     /// fields and zone, for a recurrence rule.
-    private static func dateTime(_ property: ICalendarProperty, timeZone: TimeZone, notes: inout [String])
+    private static func dateTime(
+        _ property: ICalendarProperty,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore,
+        notes: inout [String]
+    )
         throws(ModelError) -> (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)
     {
         let value = property.value.trimmingCharacters(in: .whitespaces)
@@ -249,7 +268,7 @@ public enum CalendarInterchange {
             wallZone = .gmt
         } else if let tzid = property.parameters["TZID"] {
             let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
-            if let named = TimeZone(identifier: name), ZoneRulesStore.shared.hasRules(named: name) {
+            if let named = TimeZone(identifier: name), zones.hasRules(named: name) {
                 zone = .named(name)
                 wallZone = named
             } else {
@@ -297,6 +316,7 @@ public enum CalendarInterchange {
         _ component: ICalendarComponent,
         into task: inout CalendarTask,
         start: Date?,
+        zones: ZoneRulesStore,
         notes: inout [String]
     ) throws(ModelError) {
         let alarms = component.components.filter { $0.name == "VALARM" }
@@ -313,7 +333,7 @@ public enum CalendarInterchange {
             let instant: Date
             if trigger.parameters["VALUE"]?.uppercased() == "DATE-TIME" || trigger.value.first?.isNumber == true {
                 var ignored: [String] = []
-                instant = try dateTime(trigger, timeZone: .gmt, notes: &ignored).instant
+                instant = try dateTime(trigger, timeZone: .gmt, zones: zones, notes: &ignored).instant
             } else {
                 guard let seconds = signedDuration(trigger.value) else {
                     throw ICalendarText.error(
@@ -353,12 +373,13 @@ public enum CalendarInterchange {
         into task: inout CalendarTask,
         start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?,
         timeZone: TimeZone,
+        zones: ZoneRulesStore,
         notes: inout [String]
     ) {
         let recurrence = component.property("RRULE")
         if let own = component.property("X-NUDGE-ONCALENDAR") {
             do {
-                let rule = try RepeatRule(own.text, localZone: timeZone)
+                let rule = try RepeatRule(own.text, localZone: timeZone, zones: zones)
                 // Another program may have changed the RRULE and kept nudge's property as it was: the RRULE says
                 // what the task is now.
                 let written = RecurrenceRuleMapping.recurrenceRule(for: rule.spec)?.rule
@@ -386,7 +407,7 @@ public enum CalendarInterchange {
             )
         }
         do {
-            task.repeatRule = try RepeatRule(expression, localZone: timeZone).expression
+            task.repeatRule = try RepeatRule(expression, localZone: timeZone, zones: zones).expression
         } catch {
             notes.append("imported without repeat: RRULE \(rule.value) became \"\(expression)\": \(error)")
         }

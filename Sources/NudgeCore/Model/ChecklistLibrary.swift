@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// Every checklist and the ID counters, as one value: what the store persists in one atomic write.
 ///
@@ -245,7 +246,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
 
     /// A change that adds an item with the next item ID. With a repeat rule, the due date is the rule's first
     /// occurrence at or after `dueDate` (or after `now`).
-    public func makeAddItem(_ new: NewItem, now: Date, timeZone: TimeZone = .current) throws(ModelError)
+    public func makeAddItem(_ new: NewItem, now: Date, timeZone: TimeZone = .current, zones: ZoneRulesStore)
+        throws(ModelError)
         -> ChecklistChange
     {
         guard list(id: new.listID) != nil else { throw .unknownList(new.listID) }
@@ -265,7 +267,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
                 repeatRule,
                 from: new.dueDate,
                 now: now,
-                in: timeZone
+                in: timeZone,
+                zones: zones
             )
         }
         return .putItem(item, listID: new.listID)
@@ -281,7 +284,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
         itemID: Int,
         _ edit: ItemEdit,
         now: Date,
-        timeZone: TimeZone = .current
+        timeZone: TimeZone = .current,
+        zones: ZoneRulesStore
     ) throws(ModelError) -> ChecklistChange {
         guard var item = item(id: itemID), let currentList = list(containing: itemID) else {
             throw .unknownItem(itemID)
@@ -306,15 +310,22 @@ public struct ChecklistLibrary: Sendable, Equatable {
             item.repeatRule = nil
             item.completedThrough = nil
         } else if let rule = edit.repeatRule ?? (edit.dueDate != nil ? item.repeatRule : nil) {
-            (item.repeatRule, item.dueDate) = try Self.startSeries(rule, from: edit.dueDate, now: now, in: timeZone)
+            (item.repeatRule, item.dueDate) = try Self.startSeries(
+                rule,
+                from: edit.dueDate,
+                now: now,
+                in: timeZone,
+                zones: zones
+            )
         }
         if edit.checked == true, let rule = item.repeatRule, item.dueDate != nil {
-            item = try Self.completingOccurrence(of: item, rule: rule, in: timeZone)
+            item = try Self.completingOccurrence(of: item, rule: rule, in: timeZone, zones: zones)
         }
         // A recurring item whose due date fell behind (it was not reminding, so nothing moved it on) is due at its
         // next occurrence again; else switching reminding on would schedule nothing, ever.
         if let expression = item.repeatRule, let due = item.dueDate, due <= now, !item.checked,
-            let rule = try? RepeatRule(expression, localZone: timeZone), let next = rule.next(after: now, in: timeZone)
+            let rule = try? RepeatRule(expression, localZone: timeZone, zones: zones),
+            let next = rule.next(after: now, in: timeZone)
         {
             item.dueDate = next
         }
@@ -324,7 +335,13 @@ public struct ChecklistLibrary: Sendable, Equatable {
 
     /// Checks off the occurrence of a recurring item due at `due` (the one a notification showed), and any before it;
     /// nil when that is done already. The series goes on from its first occurrence after `due`.
-    public func makeCompletingOccurrence(itemID: Int, through due: Date, now: Date, timeZone: TimeZone = .current)
+    public func makeCompletingOccurrence(
+        itemID: Int,
+        through due: Date,
+        now: Date,
+        timeZone: TimeZone = .current,
+        zones: ZoneRulesStore
+    )
         throws(ModelError) -> ChecklistChange?
     {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
@@ -334,7 +351,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         item.completedThrough = due
         if let pending = item.dueDate, pending <= due {
             item.snoozedUntil = nil
-            if let next = try RepeatRule(expression, localZone: timeZone).next(after: due, in: timeZone) {
+            if let next = try RepeatRule(expression, localZone: timeZone, zones: zones).next(after: due, in: timeZone) {
                 item.dueDate = next
             } else {
                 item.checked = true
@@ -346,7 +363,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
 
     /// Records that the reminder for `due` was handled (fired or missed) at `now`, without counting as an edit. A
     /// recurring item moves on to its first occurrence after both, if it has one.
-    public func makeMarkHandled(itemID: Int, due: Date, now: Date, timeZone: TimeZone = .current) throws(ModelError)
+    public func makeMarkHandled(itemID: Int, due: Date, now: Date, timeZone: TimeZone = .current, zones: ZoneRulesStore)
+        throws(ModelError)
         -> ChecklistChange
     {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
@@ -360,7 +378,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         // due date fell behind the clock would never fire again). A rule that no longer parses (a store edited by
         // hand, or moved to a zone without the abbreviation it names) leaves a one-shot reminder.
         if let expression = item.repeatRule, item.dueDate.map({ $0 <= due }) ?? true,
-            let rule = try? RepeatRule(expression, localZone: timeZone),
+            let rule = try? RepeatRule(expression, localZone: timeZone, zones: zones),
             let next = rule.next(after: max(due, now), in: timeZone)
         {
             item.dueDate = next
@@ -455,10 +473,10 @@ public struct ChecklistLibrary: Sendable, Equatable {
     // MARK: Private
 
     /// A series' rule in normalized form, and its first occurrence at or after `start` but after `now`.
-    static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone)
+    static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone, zones: ZoneRulesStore)
         throws(ModelError) -> (rule: String, first: Date)
     {
-        let rule = try RepeatRule(text, localZone: zone)
+        let rule = try RepeatRule(text, localZone: zone, zones: zones)
         let first: Date?
         if let start, start > now {
             first = rule.first(atOrAfter: start, in: zone)
@@ -472,7 +490,12 @@ public struct ChecklistLibrary: Sendable, Equatable {
     /// Checking off a recurring item completes its current occurrence: the one that last fired, if it is not
     /// completed yet, else the pending one, and then the series moves on to the occurrence after it. The item
     /// stays open; with no occurrence left, it is checked off for good.
-    private static func completingOccurrence(of item: ChecklistItem, rule expression: String, in zone: TimeZone)
+    private static func completingOccurrence(
+        of item: ChecklistItem,
+        rule expression: String,
+        in zone: TimeZone,
+        zones: ZoneRulesStore
+    )
         throws(ModelError) -> ChecklistItem
     {
         var item = item
@@ -484,7 +507,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
             return item
         }
         item.completedThrough = pending
-        if let next = try RepeatRule(expression, localZone: zone).next(after: pending, in: zone) {
+        if let next = try RepeatRule(expression, localZone: zone, zones: zones).next(after: pending, in: zone) {
             item.dueDate = next
         } else {
             item.checked = true

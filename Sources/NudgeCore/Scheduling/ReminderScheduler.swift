@@ -1,5 +1,6 @@
 import Foundation
 import HeapModule
+import NudgeCalendar
 
 /// The replacement rules as a pure state machine: at most one pending reminder per item ID, and an item is pending
 /// iff `ChecklistItem.wantsReminder`: `shouldRemind && !checked && reminderInstant > now` (its snoozed instant, else
@@ -19,6 +20,8 @@ public struct ReminderScheduler: Sendable {
     public var catchUpWindow: TimeInterval
     /// The zone repeat rules are evaluated in, unless a rule names its own.
     public let timeZone: TimeZone
+    /// The zone database repeat rules are read and evaluated with.
+    public let zones: ZoneRulesStore
 
     private var pending: [Int: PendingEntry] = [:]
     /// Due order. Replacing a reminder leaves its old entry behind; `sequence` tells the live entry from stale ones.
@@ -52,9 +55,14 @@ public struct ReminderScheduler: Sendable {
     /// Parsed repeat rules by their expression: items that share a rule share one parse.
     private var rules: [String: RepeatRule] = [:]
 
-    public init(catchUpWindow: TimeInterval = Self.defaultCatchUpWindow, timeZone: TimeZone = .current) {
+    public init(
+        catchUpWindow: TimeInterval = Self.defaultCatchUpWindow,
+        timeZone: TimeZone = .current,
+        zones: ZoneRulesStore = ZoneRulesStore()
+    ) {
         self.catchUpWindow = catchUpWindow
         self.timeZone = timeZone
+        self.zones = zones
     }
 
     // MARK: Reading
@@ -284,7 +292,7 @@ public struct ReminderScheduler: Sendable {
     private mutating func rule(_ expression: String?) -> RepeatRule? {
         guard let expression else { return nil }
         if let rule = rules[expression] { return rule }
-        guard let rule = try? RepeatRule(expression, localZone: timeZone) else { return nil }
+        guard let rule = try? RepeatRule(expression, localZone: timeZone, zones: zones) else { return nil }
         // Bounded: distinct rules are few, but nothing stops a client from making every one different.
         if rules.count >= 10_000 { rules.removeAll(keepingCapacity: true) }
         rules[expression] = rule

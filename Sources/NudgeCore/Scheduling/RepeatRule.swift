@@ -16,8 +16,9 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
     private let storage: Storage
     public var spec: CalendarSpec { storage.spec }
 
-    /// Reads a calendar expression as systemd would, in `localZone` (whose abbreviations systemd accepts).
-    public init(_ text: String, localZone: TimeZone) throws(ModelError) {
+    /// Reads a calendar expression as systemd would, in `localZone` (whose abbreviations systemd accepts), with the
+    /// zone rules of `zones`.
+    public init(_ text: String, localZone: TimeZone, zones: ZoneRulesStore) throws(ModelError) {
         guard text.utf8.count <= Self.maximumLength else {
             throw .invalidRepeat(
                 CalendarSpecError(
@@ -29,7 +30,7 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
         }
         let spec: CalendarSpec
         do {
-            spec = try CalendarSpec(parsing: text, localZone: localZone)
+            spec = try CalendarSpec(parsing: text, localZone: localZone, zones: zones)
         } catch {
             throw .invalidRepeat(error)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import NudgeAPI
 import NudgeAPITypes
+import NudgeCalendar
 import NudgeCore
 import OpenAPIRuntime
 
@@ -14,7 +15,12 @@ extension APIHandler {
             let entries = book.library.lists.filter { listID == nil || $0.listID == listID }
                 .flatMap { list in list.items.map { (item: $0, list: list) } }
                 .sorted { $0.item.itemID < $1.item.itemID }
-            return CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: book.timeZone)
+            return CalendarInterchange.document(
+                of: entries,
+                storeID: book.library.storeID,
+                timeZone: book.timeZone,
+                zones: book.zones
+            )
         }
         return .ok(.init(body: .textCalendar(HTTPBody(document))))
     }
@@ -29,7 +35,7 @@ extension APIHandler {
         let listName = input.query.list
         // Read before the loop's turn, in the zone the book uses (the daemon's): reading a large file must not hold up
         // the requests and reminders behind it.
-        let (tasks, skipped) = try CalendarInterchange.tasks(in: text, timeZone: .current)
+        let (tasks, skipped) = try CalendarInterchange.tasks(in: text, timeZone: .current, zones: service.zones)
         let report = try await service.write { book in
             let listID = try book.listID(id: nil, name: listName) ?? book.library.defaultList.listID
             let (results, outcome) = try book.importTasks(tasks, into: listID)

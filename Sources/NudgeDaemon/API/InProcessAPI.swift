@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NudgeCalendar
 import NudgeCore
 import NudgeStore
 import ServiceLifecycle
@@ -44,6 +45,7 @@ package struct InProcessAPI: Sendable {
         let service = ReminderService(
             store: store,
             clock: clock,
+            zones: ZoneRulesStore(),
             catchUpWindow: ReminderScheduler.defaultCatchUpWindow,
             sinks: [],
             events: EventHub(render: APIHandler.frames),

@@ -45,6 +45,7 @@ struct CalendarCommand: AsyncParsableCommand {
 
     func run() async throws {
         let now = Date()
+        let zones = ZoneRulesStore()
         var blocks: [String] = []
         var failed = false
         for expression in expressions {
@@ -53,6 +54,7 @@ struct CalendarCommand: AsyncParsableCommand {
                     try CalendarReport.render(
                         expression: expression,
                         localZone: .current,
+                        zones: zones,
                         baseTime: baseTime ?? now,
                         iterations: iterations,
                         now: now

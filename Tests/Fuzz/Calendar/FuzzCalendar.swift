@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import NudgeCalendar
 import NudgeCore
 
 /// iCalendar files (`nudge import`, `POST /v1/import`): any bytes give tasks or an error naming a line, never a crash,
@@ -7,13 +8,18 @@ import NudgeCore
 /// tasks: an export is always importable.
 func fuzzCalendar(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
-    guard let (tasks, _) = try? CalendarInterchange.tasks(in: text, timeZone: zone) else { return 0 }
-    var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(now), timeZone: zone)
+    guard let (tasks, _) = try? CalendarInterchange.tasks(in: text, timeZone: zone, zones: zoneRules) else { return 0 }
+    var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(now), timeZone: zone, zones: zoneRules)
     guard (try? book.importTasks(tasks, into: 1)) != nil else { return 0 }
     let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
-    let exported = CalendarInterchange.document(of: entries, storeID: book.library.storeID, timeZone: zone)
+    let exported = CalendarInterchange.document(
+        of: entries,
+        storeID: book.library.storeID,
+        timeZone: zone,
+        zones: zoneRules
+    )
     do {
-        let (again, _) = try CalendarInterchange.tasks(in: exported, timeZone: zone)
+        let (again, _) = try CalendarInterchange.tasks(in: exported, timeZone: zone, zones: zoneRules)
         let (results, _) = try book.importTasks(again, into: 1)
         guard results.allSatisfy({ $0.outcome == .unchanged }) else {
             fatalError("an export imported into its own store changed items: \(results)\n\(exported)")
@@ -27,6 +33,8 @@ func fuzzCalendar(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// A zone with DST, near a change.
 private let zone = TimeZone(identifier: "Europe/Berlin")!
 private let now = Date(timeIntervalSince1970: 1_793_400_000)
+/// The machine's zone database, read once for every input.
+private let zoneRules = ZoneRulesStore()
 
 @main enum Main {
     static func main() { Fuzz.main("fuzz-calendar", fuzzCalendar) }
