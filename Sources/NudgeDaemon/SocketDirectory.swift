@@ -22,9 +22,9 @@ enum SocketDirectory {
         // The fallback under /tmp (nudge-$UID) belongs to whoever made it first: it must be ours, and nobody else may
         // add or rename entries in it, or they could put a directory of theirs in place of the socket's.
         let parent = (directory as NSString).deletingLastPathComponent
-        if (parent as NSString).lastPathComponent == "nudge-\(getuid())" {
+        if (parent as NSString).lastPathComponent == "nudge-\(SystemCall.userID())" {
             let owner = try inspect(parent)
-            guard owner.st_uid == getuid(), owner.st_mode & 0o022 == 0 else {
+            guard owner.st_uid == SystemCall.userID(), owner.st_mode & 0o022 == 0 else {
                 throw DaemonError.socket(
                     "\(parent) is not yours alone (owner uid \(owner.st_uid), mode "
                         + "\(String(owner.st_mode & 0o7777, radix: 8))): someone else could take over the socket; "
@@ -33,9 +33,9 @@ enum SocketDirectory {
             }
         }
         let info = try inspect(directory)
-        guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else {
+        guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == SystemCall.userID() else {
             throw DaemonError.socket(
-                "the socket directory \(directory) is not a directory owned by uid \(getuid()); "
+                "the socket directory \(directory) is not a directory owned by uid \(SystemCall.userID()); "
                     + "remove it or choose another --socket"
             )
         }

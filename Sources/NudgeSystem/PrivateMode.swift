@@ -21,7 +21,7 @@ public enum PrivateMode {
         defer { try? descriptor.close() }
         let status = try SystemCall.typed { try descriptor.stat() }.rawValue
         let current = status.st_mode & 0o7777
-        guard current & ~mode != 0, status.st_uid == getuid() else { return nil }
+        guard current & ~mode != 0, status.st_uid == SystemCall.userID() else { return nil }
         try SystemCall.fchmod(descriptor, FilePermissions(rawValue: mode))
         return current
     }
@@ -31,6 +31,6 @@ public enum PrivateMode {
     /// (`/tmp`, a shared folder) are theirs to set.
     public static func isNudgeDirectory(_ path: String) -> Bool {
         let name = FilePath(path).lastComponent?.string
-        return name == "nudge" || name == "nudge-\(getuid())"
+        return name == "nudge" || name == "nudge-\(SystemCall.userID())"
     }
 }

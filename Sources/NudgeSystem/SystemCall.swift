@@ -95,6 +95,9 @@ public enum SystemCall {
     /// Cannot fail.
     public static func processID() -> Int { Int(Glibc.getpid()) }
 
+    /// The real user ID this process runs as. Cannot fail.
+    public static func userID() -> UInt32 { Glibc.getuid() }
+
     /// Makes the process ignore `signal` (SIGXFSZ, SIGHUP...) from now on. Fails only for a number that is not a
     /// signal, or one that cannot be ignored (SIGKILL, SIGSTOP).
     public static func ignore(signal: Int32) throws(Errno) {

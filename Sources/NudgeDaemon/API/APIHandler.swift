@@ -2,6 +2,7 @@ import Foundation
 import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
+import NudgeSystem
 import OpenAPIRuntime
 
 /// The operations of docs/openapi.yaml, as the generated `APIProtocol` asks for them: each reads the request, reads
@@ -22,7 +23,7 @@ struct APIHandler: APIProtocol {
         try await service.read { [service, socket] book in
             Components.Schemas.Health(
                 status: "ok",
-                pid: getpid(),
+                pid: Int32(SystemCall.processID()),
                 store: service.writer.store.path,
                 socket: socket,
                 items: book.library.itemCount,

@@ -23,7 +23,7 @@ enum APIServer {
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) throws -> any Service {
         let responder = try router(service: service, socket: socket).buildResponder()
-        let expectedUID = getuid()
+        let expectedUID = SystemCall.userID()
         let census = ConnectionCensus()
         let builder = HTTPServerBuilder { responder in
             RuledHTTP1Channel(http1: HTTP1Channel(responder: responder), limits: limits, census: census)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import NudgeSystem
 
 /// What the service manager told nudged through its environment: where to send notifications (`NOTIFY_SOCKET`) and
 /// how often to prove it is alive (`WATCHDOG_USEC`, meant for the process `WATCHDOG_PID` names, if set).
@@ -32,7 +33,7 @@ struct SystemdEnvironment: Sendable, Equatable {
     /// before any child process is started.
     static func take() -> SystemdEnvironment {
         let environment = ProcessInfo.processInfo.environment
-        let taken = SystemdEnvironment(environment, processID: getpid())
+        let taken = SystemdEnvironment(environment, processID: Int32(SystemCall.processID()))
         for name in variables where environment[name] != nil { unsetenv(name) }
         return taken
     }

@@ -46,7 +46,7 @@ struct SystemdService: Service {
 
     /// For the server's `onServerRunning`: nudged is ready.
     func serverIsRunning() async {
-        notifier.send(["READY=1", "MAINPID=\(getpid())", "STATUS=\(await status())"])
+        notifier.send(["READY=1", "MAINPID=\(SystemCall.processID())", "STATUS=\(await status())"])
     }
 
     func run() async throws {
