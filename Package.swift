@@ -91,7 +91,8 @@ let package = Package(
         .target(
             name: "NudgeDaemon",
             dependencies: [
-                "NudgeCore", "NudgeCalendar", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeAPITypes", "NudgeSystem", "CLinux",
+                "NudgeCore", "NudgeCalendar", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeAPITypes", "NudgeSystem",
+                "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -141,13 +142,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "fuzz-time-input",
-            dependencies: ["NudgeCore", "NudgeCalendar", "FuzzSupport"],
+            dependencies: ["NudgeCore", "FuzzSupport"],
             path: "Tests/Fuzz/TimeInput"
         ),
         .executableTarget(
             name: "fuzz-calendar",
-            dependencies: ["NudgeCore", "NudgeCalendar", "FuzzSupport"],
+            dependencies: ["NudgeCalendar", "FuzzSupport"],
             path: "Tests/Fuzz/Calendar"
+        ),
+        .executableTarget(
+            name: "fuzz-icalendar",
+            dependencies: ["NudgeCore", "NudgeCalendar", "FuzzSupport"],
+            path: "Tests/Fuzz/ICalendar"
         ),
         // Whole-daemon figures (scripts/bench): builds stores of given sizes and measures the release nudged on them.
         .executableTarget(
