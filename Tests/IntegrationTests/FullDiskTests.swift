@@ -6,7 +6,7 @@ import Testing
 
 /// The real nudged with its store on a real, small file system (a tmpfs) that fills up and frees again while 32
 /// clients change items over the socket: no ID is acknowledged twice, an acknowledged change is readable at once
-/// and survives a restart, and a refused change never shows. Mounting needs root (README: known limits).
+/// and survives a restart, and a refused change never shows. Mounting needs root (docs/TESTING.md).
 @Suite(.timeLimit(hangLimit)) struct FullDiskTests {
     static let clients = 32
     static let requestsPerClient = 64
