@@ -63,7 +63,9 @@ let package = Package(
         // for instants, the item patch, JSON settings, where the socket is.
         .target(
             name: "NudgeAPI",
-            dependencies: ["NudgeCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
+            dependencies: [
+                "NudgeCore", "NudgeSystem", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
         ),
         // The wire types of docs/openapi.yaml, generated once for nudged's server and nudge's client (the generator's
         // shared-types layout). Only generated code: its public imports warn where a generated file uses none of
@@ -117,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "nudge",
             dependencies: [
-                "NudgeCore", "NudgeCalendar", "NudgeAPI", "NudgeAPITypes", "CLinux",
+                "NudgeCore", "NudgeCalendar", "NudgeAPI", "NudgeAPITypes", "NudgeSystem", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

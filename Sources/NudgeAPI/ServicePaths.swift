@@ -1,4 +1,5 @@
 import Foundation
+import NudgeSystem
 
 /// Where nudged keeps its store and its socket (DESIGN §5): a flag wins, then `NUDGE_STORE` / `NUDGE_SOCKET`,
 /// then the XDG defaults. nudged and nudge compute the socket the same way, so they meet without configuration.
@@ -23,7 +24,7 @@ public struct ServicePaths: Sendable, Equatable {
         storeFlag: String? = nil,
         socketFlag: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        uid: UInt32 = getuid(),
+        uid: UInt32 = SystemCall.userID(),
         directoryExists: (String) -> Bool = ServicePaths.directoryExists
     ) {
         let (runtime, reason) = Self.runtimeDirectory(environment: environment, uid: uid, directoryExists)

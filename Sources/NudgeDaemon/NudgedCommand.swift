@@ -204,7 +204,7 @@ public struct NudgedCommand: AsyncParsableCommand {
                 snoozeLength: options.snoozeLength,
                 shownFile: options.paths.notificationsFile,
                 environment: environment,
-                onTerminal: isatty(STDERR_FILENO) == 1,
+                onTerminal: SystemCall.isTerminal(.standardError),
                 logger: logger
             )
             try await Daemon(options: options, sinks: selection, logger: logger, logLevel: logLevel, reload: read).run()

@@ -98,6 +98,16 @@ public enum SystemCall {
     /// The real user ID this process runs as. Cannot fail.
     public static func userID() -> UInt32 { Glibc.getuid() }
 
+    /// Whether `fd` is a terminal. (isatty's only failures, ENOTTY and EBADF, both mean it is not one.)
+    public static func isTerminal(_ fd: FileDescriptor) -> Bool { Glibc.isatty(fd.rawValue) == 1 }
+
+    /// Removes `name` from the process's environment, so that programs started later do not inherit it. Fails only
+    /// for a name that is empty or holds `=`: a caller's mistake.
+    public static func removeEnvironmentVariable(_ name: String) {
+        let result = Glibc.unsetenv(name)
+        precondition(result == 0, "\"\(name)\" is not an environment variable name")
+    }
+
     /// Makes the process ignore `signal` (SIGXFSZ, SIGHUP...) from now on. Fails only for a number that is not a
     /// signal, or one that cannot be ignored (SIGKILL, SIGSTOP).
     public static func ignore(signal: Int32) throws(Errno) {

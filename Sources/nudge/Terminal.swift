@@ -2,6 +2,7 @@ import ArgumentParser
 import CLinux
 import Foundation
 import NudgeCore
+import NudgeSystem
 
 /// Where human output goes, and so how it may look: colour, and the width to fit. Output to a pipe or a file is
 /// plain, and cut only when `COLUMNS` asks, so scripts read whole lines.
@@ -22,7 +23,7 @@ struct Terminal: Sendable {
     /// terminal's, else `COLUMNS` when it is a positive number, else none.
     static func standardOutput(colour choice: ColourChoice) -> Terminal {
         let environment = ProcessInfo.processInfo.environment
-        let isTerminal = isatty(STDOUT_FILENO) == 1
+        let isTerminal = SystemCall.isTerminal(.standardOutput)
         let colour: Bool
         switch choice {
         case .always: colour = true

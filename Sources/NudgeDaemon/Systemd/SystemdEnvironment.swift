@@ -34,7 +34,7 @@ struct SystemdEnvironment: Sendable, Equatable {
     static func take() -> SystemdEnvironment {
         let environment = ProcessInfo.processInfo.environment
         let taken = SystemdEnvironment(environment, processID: Int32(SystemCall.processID()))
-        for name in variables where environment[name] != nil { unsetenv(name) }
+        for name in variables where environment[name] != nil { SystemCall.removeEnvironmentVariable(name) }
         return taken
     }
 }
