@@ -48,21 +48,27 @@ extension NudgedSettings {
             let week: TimeInterval = 7 * 86_400
             switch self {
             case .store:
-                return Entry(property: \NudgedCommand.store, kind: .path, valueName: "path", help: "The store file.")
+                return Entry(
+                    property: \NudgedCommand.store,
+                    kind: .path,
+                    valueName: "path",
+                    help: "The store file (default: $XDG_DATA_HOME/nudge/Checklists.plist)."
+                )
             case .socket:
                 return Entry(
                     property: \NudgedCommand.socket,
                     kind: .path,
                     valueName: "path",
-                    help: "The Unix socket to serve the API on."
+                    help: "The Unix socket to serve the API on (default: $XDG_RUNTIME_DIR/nudge/nudged.sock)."
                 )
             case .sinks:
                 return Entry(
                     property: \NudgedCommand.sinks,
                     kind: .list,
                     valueName: "list",
-                    help: "Where reminders go: a comma-separated list of journal, desktop, command, log. Default: see "
-                        + "Sinks above."
+                    help: "Where reminders go: a comma-separated list of journal, desktop, command, log. Default: the "
+                        + "journal; the desktop when a session bus exists; the command when --on-fire is given; the log "
+                        + "when stderr is a terminal and there is no desktop."
                 )
             case .onFire:
                 return Entry(
@@ -98,7 +104,7 @@ extension NudgedSettings {
                     valueName: "clock",
                     help: "wall: the machine's clock. manual or manual:INSTANT: a virtual clock, starting now or at "
                         + "INSTANT (ISO 8601), that moves only when told to (POST /v1/clock, nudge clock); for testing. "
-                        + "See Testing with a manual clock in the README.",
+                        + "See docs/MANUAL-CLOCK.md.",
                     standard: .text("wall")
                 )
             case .historyEvents:
