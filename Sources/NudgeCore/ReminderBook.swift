@@ -238,6 +238,15 @@ public struct ReminderBook: Sendable {
 
     // MARK: Calendar
 
+    /// Every item, or those of list `listID`, as an iCalendar document of tasks in item-ID order (`nudge export`),
+    /// which `importTasks` reads back to the same items.
+    public func calendarDocument(listID: Int? = nil) -> String {
+        let entries = library.lists.filter { listID == nil || $0.listID == listID }
+            .flatMap { list in list.items.map { (item: $0, list: list) } }
+            .sorted { $0.item.itemID < $1.item.itemID }
+        return CalendarInterchange.document(of: entries, storeID: library.storeID, timeZone: timeZone, zones: zones)
+    }
+
     /// Imports tasks read from an iCalendar file (`CalendarInterchange.tasks(in:timeZone:zones:)`), in order. A task
     /// updates the item it came from: the one its UID names (a UID nudge made for this store, or one an imported
     /// item keeps), or, for a task without a UID (calcurse writes none), an item with the same text. Otherwise it is

@@ -84,13 +84,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         _ = try book.addItem(NewItem(text: "weekly", listID: 1, shouldRemind: true, repeatRule: "Mon 09:00"))
         _ = try book.addItem(NewItem(text: "odd, rule", listID: 1, repeatRule: "*-*~01 12:00", priority: .low))
         _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
-        let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
-        let file = CalendarInterchange.document(
-            of: entries,
-            storeID: book.library.storeID,
-            timeZone: berlin,
-            zones: zones
-        )
+        let file = book.calendarDocument()
 
         let (exported, _) = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones)
         let (results, outcome) = try book.importTasks(exported, into: 1)
@@ -145,13 +139,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         // Not reminding: never moved on.
         _ = try book.addItem(NewItem(text: "weekly", listID: 1, repeatRule: "Mon 09:00"))
         _ = try book.addItem(NewItem(text: "daily", listID: 1, shouldRemind: true, repeatRule: "*-*-* 07:00"))
-        let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
-        let file = CalendarInterchange.document(
-            of: entries,
-            storeID: book.library.storeID,
-            timeZone: berlin,
-            zones: zones
-        )
+        let file = book.calendarDocument()
         let exported = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones).tasks
 
         clock.advance(by: 8 * 86_400)  // both series passed occurrences since the file was written

@@ -11,16 +11,7 @@ extension APIHandler {
     func exportCalendar(_ input: Operations.ExportCalendar.Input) async throws -> Operations.ExportCalendar.Output {
         let listName = input.query.list
         let document = try await service.read { book in
-            let listID = try book.listID(id: nil, name: listName)
-            let entries = book.library.lists.filter { listID == nil || $0.listID == listID }
-                .flatMap { list in list.items.map { (item: $0, list: list) } }
-                .sorted { $0.item.itemID < $1.item.itemID }
-            return CalendarInterchange.document(
-                of: entries,
-                storeID: book.library.storeID,
-                timeZone: book.timeZone,
-                zones: book.zones
-            )
+            book.calendarDocument(listID: try book.listID(id: nil, name: listName))
         }
         return .ok(.init(body: .textCalendar(HTTPBody(document))))
     }

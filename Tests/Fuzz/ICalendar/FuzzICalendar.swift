@@ -11,13 +11,7 @@ func fuzzICalendar(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let (tasks, _) = try? CalendarInterchange.tasks(in: text, timeZone: zone, zones: zoneRules) else { return 0 }
     var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(now), timeZone: zone, zones: zoneRules)
     guard (try? book.importTasks(tasks, into: 1)) != nil else { return 0 }
-    let entries = book.library.lists.flatMap { list in list.items.map { (item: $0, list: list) } }
-    let exported = CalendarInterchange.document(
-        of: entries,
-        storeID: book.library.storeID,
-        timeZone: zone,
-        zones: zoneRules
-    )
+    let exported = book.calendarDocument()
     do {
         let (again, _) = try CalendarInterchange.tasks(in: exported, timeZone: zone, zones: zoneRules)
         let (results, _) = try book.importTasks(again, into: 1)
