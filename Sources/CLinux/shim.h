@@ -45,3 +45,12 @@ static inline pid_t nudge_gettid(void) {
 static inline int nudge_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+
+// Swift concurrency's hook for its global executor (the runtime's ConcurrencyHooks), which nudged points at NIO's
+// event loops. NIO looks it up with dlsym, which cannot find it when the runtime is linked in statically (the
+// toolchain's link keeps the runtime's symbols out of the dynamic table); a reference the linker resolves can, in
+// both builds. Declared untyped: only its address is taken.
+extern void *swift_task_enqueueGlobal_hook;
+static inline void **nudge_enqueue_global_hook(void) {
+    return &swift_task_enqueueGlobal_hook;
+}

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -17,7 +18,7 @@ extension NudgedCommand {
     /// `EventLoopClock`. Serial queues and their sources (ServiceLifecycle's signal handling) do not
     /// start it. Code in tasks runs on an event loop: work that blocks (fsync) belongs on a thread of its own.
     public static func mainOnEventLoops() {
-        if !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+        if !runConcurrencyOnEventLoops() {
             FileHandle.standardError.write(
                 Data("nudged: Swift concurrency runs on libdispatch, which wakes the process every second\n".utf8)
             )
@@ -30,5 +31,24 @@ extension NudgedCommand {
         }
         finished.lock(whenValue: true)
         finished.unlock()
+    }
+
+    /// The signature of the runtime's `swift_task_enqueueGlobal_hook`: the job, and the enqueue it replaces.
+    private typealias EnqueueGlobalHook =
+        @convention(thin) (UnownedJob, @convention(thin) (UnownedJob) -> Void) -> Void
+
+    /// Points the runtime's global-executor hook at NIO's singleton event loops (sticky: a job enqueued from a loop
+    /// stays on it), as `NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()`
+    /// does. Not with that call: it finds the hook with dlsym, which fails in the package's binaries (the Swift
+    /// runtime linked in statically, its symbols hidden); CLinux's reference to the hook is resolved by the linker.
+    /// False if something else has set the hook already.
+    private static func runConcurrencyOnEventLoops() -> Bool {
+        let enqueueOnEventLoop: EnqueueGlobalHook = { job, _ in
+            MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(ExecutorJob(job))
+        }
+        let hook = nudge_enqueue_global_hook()!
+        guard hook.pointee == nil else { return false }
+        hook.pointee = unsafeBitCast(enqueueOnEventLoop, to: UnsafeMutableRawPointer.self)
+        return true
     }
 }
