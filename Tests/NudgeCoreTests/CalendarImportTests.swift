@@ -19,6 +19,71 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         )
     }
 
+    @Test func aByteOrderMarkAtTheStartIsSkipped() throws {
+        let file = "\u{FEFF}BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nSUMMARY:from Windows\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        let read = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones)
+        #expect(read.tasks.map(\.text) == ["from Windows"])
+    }
+
+    @Test func aTaskWithNoCalendarAroundItIsReadAsIfInsideOne() throws {
+        // As Evolution writes one (evolution-task-1.ics of the corpus).
+        let file = "BEGIN:VTODO\nUID:task-1\nSUMMARY:Simple task\nEND:VTODO\nBEGIN:VTODO\nSUMMARY:two\nEND:VTODO\n"
+        let read = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones)
+        #expect(read.tasks.map(\.text) == ["Simple task", "two"])
+        #expect(read.tasks.first?.uid == "task-1" && read.tasks.last?.line == 5)
+    }
+
+    @Test func aPropertyNameTheGrammarForbidsIsLeftOutAndSaid() throws {
+        // Synology's exports (tasksorg-synology-*.ics of the corpus).
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:Date Time\r\nSTATUS:NEEDS-ACTION\r\nPERCENT_COMPLETE:100\r\nEND:VTODO\r\n"
+        )
+        let task = try #require(read.tasks.first)
+        #expect(!task.checked)
+        #expect(
+            task.notes == [
+                #"line 5: "PERCENT_COMPLETE" is not a property name RFC 5545 allows (letters, digits and dashes): "#
+                    + "left out"
+            ]
+        )
+    }
+
+    @Test func aParameterWithoutAValueIsLeftOutAndSaidAndAnEmptyPriorityIsNone() throws {
+        // evolution-task-3.ics and ical4android-empty-priority.ics of the corpus.
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:With completed\r\nSTATUS:COMPLETED\r\n"
+                + "COMPLETED;America/New_York:20170221T000000\r\nPRIORITY:\r\nDUE;X-A;TZID=Europe/Berlin:20270301T090000\r\n"
+                + "END:VTODO\r\n"
+        )
+        let task = try #require(read.tasks.first)
+        #expect(task.checked && task.priority == .normal)
+        #expect(task.dueDate == Date(timeIntervalSince1970: 1_803_888_000))  // 09:00 in Berlin: TZID was read
+        #expect(
+            task.notes == [
+                #"line 5: a parameter of COMPLETED, "America/New_York", has no "=": left out"#,
+                #"line 7: a parameter of DUE, "X-A", has no "=": left out"#,
+            ]
+        )
+    }
+
+    @Test(arguments: [
+        ("BEGIN:VCALENDAR\r\nSUM\u{200B}MARY x\r\n", #"line 2: "SUM\u{200B}MARY x" has no ":""#),
+        ("BEGIN:VCALENDAR\r\nSUM\u{1}MARY:x\r\n", #"line 2: "SUM\u{1}MARY" is not a property name"#),
+        (
+            "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nSUMMARY:x\r\nDUE:2027\u{FEFF}0301\r\nEND:VTODO\r\n",
+            #"line 4: DUE "2027\u{FEFF}0301" is not"#
+        ),
+        ("BEGIN:VCALENDAR\r\nEND:V\u{202E}TODO\r\n", #"line 2: END:V\u{202E}TODO closes BEGIN:VCALENDAR"#),
+    ])
+    func aRefusalShowsWhatCannotBeSeenEscaped(file: String, expected: String) {
+        do {
+            _ = try CalendarInterchange.tasks(in: file + "END:VCALENDAR\r\n", timeZone: berlin, zones: zones)
+            Issue.record("\(file.debugDescription) was read")
+        } catch {
+            #expect(error.description.contains(expected), "\(error)")
+        }
+    }
+
     @Test func alarmsBeforeTheDueDateAreWarningsAndAnyAlarmSwitchesRemindingOn() throws {
         let read = try tasks(
             """
@@ -167,6 +232,42 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
             ]
         )
         #expect(read[1].notes.isEmpty, "the same rule, its parts in another order: \(read[1].notes)")
+    }
+
+    @Test func aRepeatIsReadFromTheDueDateNotTheStart() throws {
+        // recurring-ical-events-issue_97_simple_todo.ics of the corpus: every year's instance is due on 16 May
+        // (RFC 5545 §3.8.5.3), not on the start's 15 April.
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:Yearly Income Tax Preparation\r\nDTSTART:19920415T133000Z\r\n"
+                + "DUE:19920516T045959Z\r\nRRULE:FREQ=YEARLY\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(read.first?.repeatRule == "*-05-16 04:59:59 UTC", "\(read)")
+        #expect(read.first?.notes == [])
+    }
+
+    @Test func aRepeatNoDueDateFollowsIsLeftOutAndSaid() throws {
+        let read = try tasks(
+            // tasksorg-thunderbird-repeat_daily.ics of the corpus: a start, no due date.
+            "BEGIN:VTODO\r\nSUMMARY:New Task\r\nRRULE:FREQ=DAILY\r\nDTSTART;TZID=America/Chicago:20180417T170000\r\n"
+                + "END:VTODO\r\n"
+                // Starts placed on Mondays, each due two days later: no calendar expression of due dates says it.
+                + "BEGIN:VTODO\r\nSUMMARY:placed\r\nDTSTART:20270118T090000Z\r\nDUE:20270120T090000Z\r\n"
+                + "RRULE:FREQ=WEEKLY;BYDAY=MO\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(read.map(\.repeatRule) == [nil, nil])
+        #expect(read.map(\.dueDate) == [nil, Date(timeIntervalSince1970: 1_800_435_600)])
+        #expect(
+            read.map(\.notes) == [
+                [
+                    "imported without repeat: its RRULE repeats its start (DTSTART), and it has no due date (DUE) "
+                        + "for nudge to repeat"
+                ],
+                [
+                    "imported without repeat: its RRULE places its starts (BYDAY=MO), and its due date is 2d away "
+                        + "from its start, which no calendar expression of due dates says"
+                ],
+            ]
+        )
     }
 
     @Test func aDurationFromTheStartGivesTheDueDateAndAGapTimeTakesTheOffsetBeforeIt() throws {

@@ -110,55 +110,55 @@ public enum CalendarInterchange {
 
     /// The tasks of a document, and what was skipped (events, journals, tasks without a summary, a UID seen
     /// before). Floating and date-only times are read in `timeZone`; a task due on a day, without a time, is due
-    /// at 09:00 that day. Anything out of shape is an error naming the line, and nothing is read.
+    /// at 09:00 that day. A component outside any VCALENDAR is read as if inside one. Anything out of shape is an
+    /// error naming the line, and nothing is read.
     public static func tasks(in text: String, timeZone: TimeZone, zones: ZoneRulesStore) throws(ModelError) -> (
         tasks: [CalendarTask], skipped: [CalendarImportResult]
     ) {
-        let calendars = try ICalendarText.components(of: text)
-        guard !calendars.isEmpty else { throw ICalendarText.error(1, "there is no BEGIN:VCALENDAR") }
+        let topLevel = try ICalendarText.components(of: text)
+        guard !topLevel.isEmpty else {
+            throw ICalendarText.error(1, "there is no BEGIN:VCALENDAR (nor a BEGIN:VTODO)")
+        }
+        // Evolution writes a lone VTODO.
+        let components = topLevel.flatMap { $0.name == "VCALENDAR" ? $0.components : [$0] }
         var tasks: [CalendarTask] = []
         var skipped: [CalendarImportResult] = []
         var seen: [String: Int] = [:]
-        for calendar in calendars {
-            guard calendar.name == "VCALENDAR" else {
-                throw ICalendarText.error(calendar.line, "BEGIN:\(calendar.name) is not inside a VCALENDAR")
-            }
-            for component in calendar.components {
-                let uid = component.property("UID")?.text
-                let summary = component.property("SUMMARY")?.text
-                func skip(_ reason: String) {
-                    skipped.append(
-                        CalendarImportResult(
-                            line: component.line,
-                            uid: uid,
-                            summary: summary,
-                            outcome: .skipped,
-                            notes: [reason]
-                        )
+        for component in components {
+            let uid = component.property("UID")?.text
+            let summary = component.property("SUMMARY")?.text
+            func skip(_ reason: String) {
+                skipped.append(
+                    CalendarImportResult(
+                        line: component.line,
+                        uid: uid,
+                        summary: summary,
+                        outcome: .skipped,
+                        notes: [reason]
                     )
-                }
-                switch component.name {
-                case "VTODO": break
-                case "VTIMEZONE": continue
-                case "VEVENT": skip("an event (VEVENT): nudge imports tasks (VTODO) only")
-                default: skip("a \(component.name): nudge imports tasks (VTODO) only")
-                }
-                guard component.name == "VTODO" else { continue }
-                if component.property("RECURRENCE-ID") != nil {
-                    skip("it changes one occurrence of a recurring task (RECURRENCE-ID), which nudge does not keep")
-                    continue
-                }
-                guard let summary, !summary.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                    skip("it has no SUMMARY, and an item needs a text")
-                    continue
-                }
-                if let uid, let first = seen[uid] {
-                    skip("its UID was already imported from line \(first)")
-                    continue
-                }
-                if let uid { seen[uid] = component.line }
-                tasks.append(try task(component, summary: summary, timeZone: timeZone, zones: zones))
+                )
             }
+            switch component.name {
+            case "VTODO": break
+            case "VTIMEZONE": continue
+            case "VEVENT": skip("an event (VEVENT): nudge imports tasks (VTODO) only")
+            default: skip("a \(component.name): nudge imports tasks (VTODO) only")
+            }
+            guard component.name == "VTODO" else { continue }
+            if component.property("RECURRENCE-ID") != nil {
+                skip("it changes one occurrence of a recurring task (RECURRENCE-ID), which nudge does not keep")
+                continue
+            }
+            guard let summary, !summary.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                skip("it has no SUMMARY, and an item needs a text")
+                continue
+            }
+            if let uid, let first = seen[uid] {
+                skip("its UID was already imported from line \(first)")
+                continue
+            }
+            if let uid { seen[uid] = component.line }
+            tasks.append(try task(component, summary: summary, timeZone: timeZone, zones: zones))
         }
         return (tasks, skipped)
     }
@@ -184,7 +184,7 @@ public enum CalendarInterchange {
             guard let seconds = signedDuration(duration.value) else {
                 throw ICalendarText.error(
                     duration.line,
-                    "DURATION \"\(duration.value.prefix(40))\" is not a duration like PT1H"
+                    "DURATION \(ICalendarText.quoted(duration.value)) is not a duration like PT1H"
                 )
             }
             due = (start.instant + seconds, start.start, start.zone)
@@ -208,8 +208,19 @@ public enum CalendarInterchange {
             notes: []
         )
         if status == "CANCELLED" { notes.append("it was cancelled: imported checked off") }
+        for property in component.properties {
+            notes += property.readPast.map { "line \(property.line): \($0)" }
+        }
         try readAlarms(component, into: &task, start: start?.instant, zones: zones, notes: &notes)
-        readRepeat(component, into: &task, start: start ?? due, timeZone: timeZone, zones: zones, notes: &notes)
+        readRepeat(
+            component,
+            into: &task,
+            start: start,
+            due: dueProperty,
+            timeZone: timeZone,
+            zones: zones,
+            notes: &notes
+        )
         task.notes = notes
         return task
     }
@@ -243,7 +254,7 @@ public enum CalendarInterchange {
         else {
             throw ICalendarText.error(
                 property.line,
-                "\(property.name) \"\(value.prefix(40))\" is not a date-time like 20261201T090000Z or a date like "
+                "\(property.name) \(ICalendarText.quoted(value)) is not a date-time like 20261201T090000Z or a date like "
                     + "20261201"
             )
         }
@@ -255,7 +266,7 @@ public enum CalendarInterchange {
             else {
                 throw ICalendarText.error(
                     property.line,
-                    "\(property.name) \"\(value)\" has no valid time of day (hours 00 to 23, minutes and seconds 00 "
+                    "\(property.name) \(ICalendarText.quoted(value)) has no valid time of day (hours 00 to 23, minutes and seconds 00 "
                         + "to 59)"
                 )
             }
@@ -272,7 +283,9 @@ public enum CalendarInterchange {
                 zone = .named(name)
                 wallZone = named
             } else {
-                notes.append("\(property.name)'s zone \"\(tzid)\" is not a zone name nudge knows: read as local time")
+                notes.append(
+                    "\(property.name)'s zone \(ICalendarText.quoted(tzid)) is not a zone name nudge knows: read as local time"
+                )
             }
         }
         let wall = LocalTime.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
@@ -298,9 +311,10 @@ public enum CalendarInterchange {
 
     /// RFC 5545 §3.8.1.9: 1 to 4 high, 5 (or 0, undefined) normal, 6 to 9 low.
     private static func priority(_ property: ICalendarProperty?) throws(ModelError) -> Priority {
-        guard let property else { return .normal }
+        // Empty, as DAVx5 once wrote it: no priority given, as 0 says.
+        guard let property, !property.value.trimmingCharacters(in: .whitespaces).isEmpty else { return .normal }
         guard let number = Int(property.value.trimmingCharacters(in: .whitespaces)), (0...9).contains(number) else {
-            throw ICalendarText.error(property.line, "PRIORITY \"\(property.value.prefix(20))\" is not 0 to 9")
+            throw ICalendarText.error(property.line, "PRIORITY \(ICalendarText.quoted(property.value)) is not 0 to 9")
         }
         switch number {
         case 1...4: return .high
@@ -338,7 +352,7 @@ public enum CalendarInterchange {
                 guard let seconds = signedDuration(trigger.value) else {
                     throw ICalendarText.error(
                         trigger.line,
-                        "TRIGGER \"\(trigger.value.prefix(40))\" is not a duration like -PT15M or a date-time"
+                        "TRIGGER \(ICalendarText.quoted(trigger.value)) is not a duration like -PT15M or a date-time"
                     )
                 }
                 let fromEnd = trigger.parameters["RELATED"]?.uppercased() == "END"
@@ -372,6 +386,7 @@ public enum CalendarInterchange {
         _ component: ICalendarComponent,
         into task: inout CalendarTask,
         start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?,
+        due: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?,
         timeZone: TimeZone,
         zones: ZoneRulesStore,
         notes: inout [String]
@@ -394,13 +409,28 @@ public enum CalendarInterchange {
             }
         }
         guard let rule = recurrence else { return }
-        guard let start else {
-            notes.append("imported without repeat: its RRULE has no DTSTART or DUE to start from")
-            return
+        // RFC 5545 §3.8.5.3: the rule gives a to-do's starts, and each occurrence is due as long after its start as
+        // DUE is after DTSTART. nudge repeats due dates, so it reads the rule from DUE: exact when the two are the
+        // same instant, or when no BY part ties the occurrences to fields of the start.
+        guard let anchor = due ?? start.flatMap({ $0.instant == task.dueDate ? $0 : nil }) else {
+            let why =
+                task.dueDate == nil
+                ? "it has no due date (DUE) for nudge to repeat" : "its due date is a DURATION after its start"
+            return notes.append("imported without repeat: its RRULE repeats its start (DTSTART), and \(why)")
+        }
+        if let start, start.instant != anchor.instant {
+            let placed = rule.value.uppercased().split(separator: ";").filter { $0.hasPrefix("BY") }
+            guard placed.isEmpty else {
+                return notes.append(
+                    "imported without repeat: its RRULE places its starts (\(placed.joined(separator: ";"))), and its "
+                        + "due date is \(DurationText.short(abs(anchor.instant.timeIntervalSince(start.instant)))) "
+                        + "away from its start, which no calendar expression of due dates says"
+                )
+            }
         }
         let expression: String
         do {
-            expression = try RecurrenceRuleMapping.expression(for: rule.value, start: start.start, zone: start.zone)
+            expression = try RecurrenceRuleMapping.expression(for: rule.value, start: anchor.start, zone: anchor.zone)
         } catch {
             return notes.append(
                 "imported without repeat: RRULE \(rule.value) has no calendar-expression equivalent (\(error))"

@@ -10,12 +10,22 @@ public struct ICalendarProperty: Sendable, Equatable {
     public var value: String
     /// The line it starts on, counting from 1, for error messages.
     public var line: Int
+    /// What of its line RFC 5545's grammar forbids and the reader read past, for the import report: a name with an
+    /// underscore (then no property nudge reads), a parameter without "=" (left out).
+    public var readPast: [String]
 
-    public init(name: String, parameters: [String: String] = [:], value: String, line: Int = 0) {
+    public init(
+        name: String,
+        parameters: [String: String] = [:],
+        value: String,
+        line: Int = 0,
+        readPast: [String] = []
+    ) {
         self.name = name
         self.parameters = parameters
         self.value = value
         self.line = line
+        self.readPast = readPast
     }
 
     /// The value read as TEXT: `\n`, `\,`, `\;` and `\\` unescaped.

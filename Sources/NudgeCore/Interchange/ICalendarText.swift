@@ -8,8 +8,9 @@ public enum ICalendarText {
     public static let maximumDepth = 8
 
     /// Reads the components of a document (usually one VCALENDAR). Lines may end in CRLF (as the RFC says) or LF
-    /// (as calcurse writes), and any other carriage return is dropped; a line starting with a space or a tab continues the one before. Blank lines are
-    /// ignored. Anything else out of shape is an error naming its line.
+    /// (as calcurse writes), and any other carriage return is dropped; a line starting with a space or a tab continues
+    /// the one before. Blank lines and a byte-order mark before the first are ignored. Anything else out of shape is
+    /// an error naming its line, with what it quotes shown as `quoted` shows it.
     public static func components(of text: String) throws(ModelError) -> [ICalendarComponent] {
         var finished: [ICalendarComponent] = []
         var open: [ICalendarComponent] = []
@@ -18,17 +19,22 @@ public enum ICalendarText {
             switch property.name {
             case "BEGIN":
                 let name = property.value.uppercased()
-                guard isName(name) else { throw error(line, "BEGIN:\(property.value) does not name a component") }
+                guard isName(name) else {
+                    throw error(line, "BEGIN:\(visible(property.value)) does not name a component")
+                }
                 guard open.count < maximumDepth else {
                     throw error(line, "components nest more than \(maximumDepth) deep")
                 }
                 open.append(ICalendarComponent(name: name, line: line))
             case "END":
                 guard let current = open.popLast() else {
-                    throw error(line, "END:\(property.value) has no BEGIN before it")
+                    throw error(line, "END:\(visible(property.value)) has no BEGIN before it")
                 }
                 guard current.name == property.value.uppercased() else {
-                    throw error(line, "END:\(property.value) closes BEGIN:\(current.name) of line \(current.line)")
+                    throw error(
+                        line,
+                        "END:\(visible(property.value)) closes BEGIN:\(current.name) of line \(current.line)"
+                    )
                 }
                 if open.isEmpty { finished.append(current) } else { open[open.count - 1].components.append(current) }
             default:
@@ -93,6 +99,17 @@ public enum ICalendarText {
         return result + "\r\n"
     }
 
+    /// Part of a file as an error message shows it: its first 40 characters, with what a reader of the file could
+    /// not see escaped (control characters; a byte-order mark or a zero-width space shows as `\u{FEFF}`).
+    public static func visible(_ text: some StringProtocol) -> String {
+        String(text.prefix(40)).escapingControlCharacters(invisible: true)
+    }
+
+    /// `visible(text)` between quotes, with quotes and backslashes in it escaped.
+    public static func quoted(_ text: some StringProtocol) -> String {
+        "\"" + String(text.prefix(40)).escapingControlCharacters(quoting: true, invisible: true) + "\""
+    }
+
     // MARK: Private
 
     /// The logical lines of a document, unfolded, each with the number of the physical line it starts on.
@@ -101,7 +118,10 @@ public enum ICalendarText {
         var number = 0
         // Carriage returns go: "\r\n" is one Character to Swift, which splitting on "\n" would not see, and a stray
         // one inside a value (TEXT cannot carry it) would not survive an export.
-        let text = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\r" }))
+        // A byte-order mark is not part of the text (Windows programs write one; RFC 5545 says nothing of it).
+        let scalars =
+            text.unicodeScalars.first == "\u{FEFF}" ? text.unicodeScalars.dropFirst() : text.unicodeScalars[...]
+        let text = String(String.UnicodeScalarView(scalars.filter { $0 != "\r" }))
         for physical in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
             if let first = physical.first, first == " " || first == "\t" {
@@ -119,20 +139,35 @@ public enum ICalendarText {
     /// `NAME;PARAM=value;PARAM="quoted value":value`.
     private static func property(_ content: Substring, line: Int) throws(ModelError) -> ICalendarProperty {
         guard let nameEnd = content.firstIndex(where: { $0 == ";" || $0 == ":" }) else {
-            throw error(line, "\"\(content.prefix(40))\" has no \":\" between a property name and its value")
+            throw error(line, "\(quoted(content)) has no \":\" between a property name and its value")
         }
         let name = content[..<nameEnd].uppercased()
-        guard isName(name) else { throw error(line, "\"\(content[..<nameEnd].prefix(40))\" is not a property name") }
+        var readPast: [String] = []
+        if !isName(name) {
+            guard isReadableName(name) else {
+                throw error(line, "\(quoted(content[..<nameEnd])) is not a property name")
+            }
+            readPast.append(
+                "\(quoted(content[..<nameEnd])) is not a property name RFC 5545 allows (letters, digits and dashes): "
+                    + "left out"
+            )
+        }
         var parameters: [String: String] = [:]
         var rest = content[nameEnd...]
         while rest.first == ";" {
             rest = rest.dropFirst()
-            guard let equals = rest.firstIndex(of: "=") else {
-                throw error(line, "a parameter of \(name) has no \"=\"")
+            // Up to the "=" of its value; a parameter that has none (Evolution's `COMPLETED;America/New_York:…`) is
+            // left out.
+            let nameEnd = rest.firstIndex { $0 == "=" || $0 == ";" || $0 == ":" } ?? rest.endIndex
+            guard nameEnd < rest.endIndex, rest[nameEnd] == "=" else {
+                readPast.append("a parameter of \(name), \(quoted(rest[..<nameEnd])), has no \"=\": left out")
+                rest = rest[nameEnd...]
+                continue
             }
+            let equals = nameEnd
             let parameterName = rest[..<equals].uppercased()
             guard isName(parameterName) else {
-                throw error(line, "\"\(rest[..<equals].prefix(40))\" is not a parameter name (in \(name))")
+                throw error(line, "\(quoted(rest[..<equals])) is not a parameter name (in \(name))")
             }
             rest = rest[rest.index(after: equals)...]
             func nextValue() throws(ModelError) -> Substring {
@@ -157,12 +192,24 @@ public enum ICalendarText {
             if parameters[parameterName] == nil { parameters[parameterName] = String(value) }
         }
         guard rest.first == ":" else { throw error(line, "\(name) has no \":\" before its value") }
-        return ICalendarProperty(name: name, parameters: parameters, value: String(rest.dropFirst()), line: line)
+        return ICalendarProperty(
+            name: name,
+            parameters: parameters,
+            value: String(rest.dropFirst()),
+            line: line,
+            readPast: readPast
+        )
     }
 
     /// Names are letters, digits and dashes (RFC 5545 §3.1: iana-token and x-name).
     private static func isName(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+    }
+
+    /// A property name the grammar forbids but a program wrote on purpose (Synology's `PERCENT_COMPLETE`): visible
+    /// ASCII, and none of the characters that end a name or quote a value. Read as a property nudge does not know.
+    private static func isReadableName(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != 34 && $0 != 44 && $0 != 58 && $0 != 59 }
     }
 
     static func error(_ line: Int, _ problem: String) -> ModelError {
