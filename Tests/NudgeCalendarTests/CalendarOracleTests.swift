@@ -26,6 +26,18 @@ struct CalendarOracleTests {
     struct Situation: Hashable, Sendable {
         let zone: String
         let baseTime: Double
+
+        /// The base as both sides are given it: a systemd.time(7) timestamp in UTC with six digits of fraction,
+        /// "2026-12-31 23:59:59.750000 UTC", which nudge reads with `SystemdTimestamp` as systemd-analyze does.
+        var baseText: String {
+            let (seconds, fraction) = CivilCalendar.floorDivide(Int64((baseTime * 1_000_000).rounded()), 1_000_000)
+            let time = BrokenDownTime(wallSeconds: seconds, dstFlag: 0, utcOffset: 0)
+            func digits(_ value: Int, _ width: Int) -> String {
+                String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+            }
+            return "\(time.year)-\(digits(time.month0 + 1, 2))-\(digits(time.day, 2)) "
+                + "\(digits(time.hour, 2)):\(digits(time.minute, 2)):\(digits(time.second, 2)).\(digits(Int(fraction), 6)) UTC"
+        }
     }
 
     /// DST transitions in 2026 and 2027 (seconds since the epoch), from the tzdata on this machine.
@@ -138,7 +150,7 @@ struct CalendarOracleTests {
                 let reports = try oracle.reports(
                     for: expressions,
                     zone: situation.zone,
-                    baseTime: situation.baseTime,
+                    baseTime: situation.baseText,
                     iterations: Self.iterations
                 )
                 for (expression, systemd) in zip(expressions, reports) {
@@ -146,7 +158,7 @@ struct CalendarOracleTests {
                     results.record(expression: expression, situation: situation, ours: ours, systemd: systemd)
                 }
             } catch {
-                results.recordFailure("\(situation.zone) @\(situation.baseTime): \(error)")
+                results.recordFailure("\(situation.zone) \"\(situation.baseText)\": \(error)")
             }
         }
         let elapsed = Date().timeIntervalSince(started)
@@ -174,7 +186,12 @@ struct CalendarOracleTests {
                 expression: expression,
                 localZone: zone,
                 zones: zoneRules,
-                baseTime: Date(timeIntervalSince1970: situation.baseTime),
+                baseTime: try SystemdTimestamp.parse(
+                    situation.baseText,
+                    now: Date(),
+                    localZone: zone,
+                    zones: zoneRules
+                ),
                 iterations: iterations,
                 now: Date()
             )
@@ -209,7 +226,7 @@ private final class OracleResults: @unchecked Sendable {
         disagreements += 1
         if firstDiffs.count < 8 {
             firstDiffs.append(
-                "expression \"\(expression)\" in \(situation.zone), base @\(SystemdAnalyzeOracle.secondsText(situation.baseTime))\n"
+                "expression \"\(expression)\" in \(situation.zone), base \"\(situation.baseText)\"\n"
                     + "  ours:    \(ours?.joined(separator: "\n           ") ?? "(rejected)")\n"
                     + "  systemd: \(systemdLines?.joined(separator: "\n           ") ?? "(rejected)")"
             )

@@ -16,7 +16,7 @@ struct SystemdAnalyzeOracle: Sendable {
     }
 
     /// One report per expression: its lines, or nil where systemd printed nothing (rejected, or failed).
-    func reports(for expressions: [String], zone: String, baseTime: Double, iterations: Int) throws
+    func reports(for expressions: [String], zone: String, baseTime: String, iterations: Int) throws
         -> [[String]?]
     {
         let directory = FileManager.default.temporaryDirectory
@@ -34,7 +34,7 @@ struct SystemdAnalyzeOracle: Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments =
             [
-                "calendar", "--base-time=@\(Self.secondsText(baseTime))", "--iterations=\(iterations)",
+                "calendar", "--base-time=\(baseTime)", "--iterations=\(iterations)",
                 "--",
             ] + expressions
         process.environment = [
@@ -84,13 +84,5 @@ struct SystemdAnalyzeOracle: Sendable {
             reports.append(group)
         }
         return reports
-    }
-
-    static func secondsText(_ seconds: Double) -> String {
-        let whole = seconds.rounded(.down)
-        let micro = Int(((seconds - whole) * 1_000_000).rounded())
-        guard micro > 0 else { return String(Int(whole)) }
-        let fraction = String(micro)
-        return "\(Int(whole))." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 }

@@ -28,8 +28,9 @@ struct CalendarCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Count from this instant instead of now: an ISO 8601 instant, '@SECONDS' since the epoch, or a local "
-                + "time as --due takes it (default: now).",
+            "Count from this instant instead of now, written as systemd-analyze takes it (systemd.time(7)): "
+                + "'2026-03-01 04:59:59.25 UTC', 'Sun 2026-03-01 09:00 Europe/Berlin', '2026-03-01T08:00:00+01:00', "
+                + "'tomorrow', '@1772341199.5', or relative as --base-time=-2h (default: now).",
             valueName: "time"
         ),
         transform: CalendarCommand.parseBaseTime
@@ -69,11 +70,9 @@ struct CalendarCommand: AsyncParsableCommand {
         if failed { throw ExitCode(1) }
     }
 
+    /// As systemd-analyze reads it, in $TZ's zone, from this moment: a base of "-2h" and the "From now" lines count
+    /// from nearly the same now.
     @Sendable static func parseBaseTime(_ text: String) throws -> Date {
-        if text.hasPrefix("@"), let seconds = Double(text.dropFirst()) {
-            return Date(timeIntervalSince1970: seconds)
-        }
-        if let instant = InstantFormat.parse(text) { return instant }
-        return try SharedArguments.parseDue(text)
+        try SystemdTimestamp.parse(text, now: Date(), localZone: .current, zones: ZoneRulesStore())
     }
 }

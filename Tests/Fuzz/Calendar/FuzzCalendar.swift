@@ -3,11 +3,12 @@ import FuzzSupport
 import NudgeCalendar
 
 /// Calendar expressions (`CalendarSpec`, what `--repeat` and `nudge calendar` read), with their next elapses and the
-/// `nudge calendar` report: any bytes give a result or an error, never a crash, and never take long. The engine
-/// alone, on the machine's zone database.
+/// `nudge calendar` report, and systemd timestamps (`SystemdTimestamp`, what `--base-time` reads): any bytes give a
+/// result or an error, never a crash, and never take long. The engine alone, on the machine's zone database.
 func fuzzCalendar(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: fuzzInput(data, size), as: UTF8.self)
     for zone in timeZones {
+        _ = try? SystemdTimestamp.parse(text, now: now, localZone: zone, zones: zoneRules)
         guard let spec = try? CalendarSpec(parsing: text, localZone: zone, zones: zoneRules) else { continue }
         var after = now
         for _ in 0..<3 {
