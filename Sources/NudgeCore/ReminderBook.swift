@@ -309,7 +309,8 @@ public struct ReminderBook: Sendable {
                     outcome.append(contentsOf: added)
                     (result.itemID, result.outcome) = (item.itemID, .created)
                     if task.checked, task.repeatRule == nil {
-                        outcome.append(contentsOf: try editItem(itemID: item.itemID, ItemEdit(checked: true)).1)
+                        let checkOff = ItemEdit(checked: true, completedAt: task.completedAt)
+                        outcome.append(contentsOf: try editItem(itemID: item.itemID, checkOff).1)
                     }
                 }
                 if task.checked, task.repeatRule != nil {
@@ -355,6 +356,9 @@ public struct ReminderBook: Sendable {
         } else {
             if item.repeatRule != nil { (edit.clearsRepeat, changed) = (true, true) }
             if item.checked != task.checked { (edit.checked, changed) = (task.checked, true) }
+            if task.checked, let completedAt = task.completedAt, !sameSecond(item.completedAt, completedAt) {
+                (edit.completedAt, changed) = (completedAt, true)
+            }
             if !sameSecond(item.dueDate, task.dueDate) {
                 if let due = task.dueDate { edit.dueDate = due } else { edit.clearsDueDate = true }
                 changed = true

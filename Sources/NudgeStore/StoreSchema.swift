@@ -34,6 +34,7 @@ public enum StoreSchema {
             change: "the library has a storeID (made on open for an older store), and items may have the uid of the "
                 + "calendar task they came from"
         ),
+        Format(version: 6, change: "a checked-off item may say when it was completed (completedAt)"),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version
@@ -46,6 +47,7 @@ extension ChecklistItem: StoredRecord {
         .init("itemID", \.itemID, .required),
         .init("text", \.text, .required),
         .init("checked", \.checked, .required),
+        .init("completedAt", \.completedAt),
         .init("dueDate", \.dueDate),
         .init("shouldRemind", \.shouldRemind, .required),
         .init("createdAt", \.createdAt, .required),

@@ -119,7 +119,7 @@ enum Render {
             ("ID", String(item.itemID)),
             ("Text", oneLine(item.text)),
             ("List", "\(oneLine(item.listName)) (list \(item.listID))"),
-            ("Checked", item.checked ? "yes" : "no"),
+            ("Checked", item.checked ? item.completedAt.map { "yes, " + date($0, otherwise: "") } ?? "yes" : "no"),
             ("Due", due),
             ("Remind", item.shouldRemind ? "yes" : "no"),
             ("Priority", item.priority.rawValue),

@@ -198,6 +198,66 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(try book.importTasks(edited, into: 1).0.map(\.outcome) == [.unchanged])
     }
 
+    @Test func theCompletionInstantIsKeptExportedAndReadBackUnchanged() throws {
+        // tasksorg-apple-basic_completed.ics of the corpus, and Evolution's COMPLETED with a zone.
+        let file =
+            "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:apple-1\r\nSUMMARY:Basic completed\r\nSTATUS:COMPLETED\r\n"
+            + "COMPLETED:20180417T184302Z\r\nEND:VTODO\r\nBEGIN:VTODO\r\nSUMMARY:zoned\r\n"
+            + "COMPLETED;TZID=Europe/Paris:20130920T180000\r\nEND:VTODO\r\nBEGIN:VTODO\r\nSUMMARY:unreadable\r\n"
+            + "STATUS:COMPLETED\r\nCOMPLETED:yesterday\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        let read = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones).tasks
+        #expect(
+            read.map(\.completedAt) == [
+                Date(timeIntervalSince1970: 1_523_990_582), Date(timeIntervalSince1970: 1_379_692_800), nil,
+            ]
+        )
+        #expect(read[2].checked && read[2].notes.count == 1)
+        #expect(read[2].notes.first?.hasSuffix("left out, so it counts as completed when imported") == true)
+
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.importTasks(read, into: 1)
+        #expect(book.library.item(id: 1)?.completedAt == read[0].completedAt)
+        #expect(book.library.item(id: 3)?.completedAt == t0, "no readable COMPLETED: completed at the import")
+        let exported = book.calendarDocument()
+        #expect(
+            exported.contains("COMPLETED:20180417T184302Z\r\n") && exported.contains("COMPLETED:20130920T160000Z\r\n")
+        )
+
+        clock.advance(by: 3600)
+        #expect(try book.importTasks(read, into: 1).0.map(\.outcome) == [.unchanged, .unchanged, .unchanged])
+        let again = try CalendarInterchange.tasks(in: exported, timeZone: berlin, zones: zones).tasks
+        #expect(try book.importTasks(again, into: 1).0.map(\.outcome) == [.unchanged, .unchanged, .unchanged])
+
+        // Completed elsewhere at another time: the item takes it.
+        var moved = read
+        moved[0].completedAt = Date(timeIntervalSince1970: 1_524_000_000)
+        #expect(try book.importTasks(moved, into: 1).0.map(\.outcome) == [.updated, .unchanged, .unchanged])
+        #expect(book.library.item(id: 1)?.completedAt == moved[0].completedAt)
+    }
+
+    @Test func checkingOffRecordsWhenAndReopeningForgetsIt() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.addItem(NewItem(text: "pack", listID: 1))
+        clock.advance(by: 60)
+        _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
+        #expect(book.library.item(id: 1)?.completedAt == t0 + 60)
+        clock.advance(by: 60)
+        _ = try book.editItem(itemID: 1, ItemEdit(text: "pack bags"))
+        #expect(book.library.item(id: 1)?.completedAt == t0 + 60, "an edit of a checked item keeps when it was done")
+        _ = try book.editItem(itemID: 1, ItemEdit(checked: false))
+        #expect(book.library.item(id: 1)?.completedAt == nil)
+
+        // A series checked off for good records its end; an occurrence checked off leaves the item open.
+        _ = try book.addItem(NewItem(text: "twice", listID: 1, repeatRule: "2027-01-16,17 09:00"))
+        _ = try book.editItem(itemID: 2, ItemEdit(checked: true))
+        #expect(book.library.item(id: 2)?.checked == false && book.library.item(id: 2)?.completedAt == nil)
+        clock.advance(by: 60)
+        _ = try book.editItem(itemID: 2, ItemEdit(checked: true))
+        #expect(book.library.item(id: 2)?.checked == true && book.library.item(id: 2)?.completedAt == t0 + 180)
+    }
+
     @Test func aRecurringTaskWhoseOccurrencePassedOrWasCheckedOffSinceTheExportIsUnchanged() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)

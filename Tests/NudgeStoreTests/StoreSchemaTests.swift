@@ -17,6 +17,7 @@ extension NudgeStoreTests {
             itemID: 42,
             text: "every field",
             checked: true,
+            completedAt: instant - 30,
             dueDate: instant + 3600,
             shouldRemind: true,
             createdAt: instant - 86_400,

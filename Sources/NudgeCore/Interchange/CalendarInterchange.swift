@@ -61,7 +61,8 @@ public enum CalendarInterchange {
             "PRIORITY:\(priorityNumber(item.priority))",
             "STATUS:" + (item.checked ? "COMPLETED" : "NEEDS-ACTION"),
         ]
-        if item.checked { lines.append("COMPLETED:" + utc(item.updatedAt)) }
+        // An item checked off before nudge kept the moment has only its last change to say.
+        if item.checked { lines.append("COMPLETED:" + utc(item.completedAt ?? item.updatedAt)) }
         let spec = item.repeatRule.flatMap { try? CalendarSpec(parsing: $0, localZone: timeZone, zones: zones) }
         if let due = item.dueDate {
             if let spec, let (rule, isUTC) = RecurrenceRuleMapping.recurrenceRule(for: spec) {
@@ -193,14 +194,26 @@ public enum CalendarInterchange {
             notes.append("\(name) left out: a repeat rule has no added or excluded occurrences")
         }
         let status = component.property("STATUS")?.value.uppercased()
+        let checked =
+            status == "COMPLETED" || status == "CANCELLED"
+            || (status == nil && component.property("COMPLETED") != nil)
+            || component.property("PERCENT-COMPLETE")?.value == "100"
+        // When it was actually completed (RFC 5545 §3.8.2.1): the item keeps it, and an export gives it back.
+        var completedAt: Date?
+        if checked, let property = component.property("COMPLETED") {
+            do throws(ModelError) {
+                completedAt = try dateTime(property, timeZone: timeZone, zones: zones, notes: &notes).instant
+            } catch {
+                notes.append("\(error.description): left out, so it counts as completed when imported")
+            }
+        }
         var task = CalendarTask(
             line: component.line,
             uid: component.property("UID")?.text,
             text: summary,
             dueDate: due?.instant,
-            checked: status == "COMPLETED" || status == "CANCELLED"
-                || (status == nil && component.property("COMPLETED") != nil)
-                || component.property("PERCENT-COMPLETE")?.value == "100",
+            checked: checked,
+            completedAt: completedAt,
             priority: try priority(component.property("PRIORITY")),
             shouldRemind: false,
             warnings: [],

@@ -9,6 +9,8 @@ public struct CalendarTask: Sendable, Equatable {
     public var text: String
     public var dueDate: Date?
     public var checked: Bool
+    /// When it was completed (its COMPLETED), if it is and says so.
+    public var completedAt: Date?
     public var priority: Priority
     /// It has an alarm at or before its due instant.
     public var shouldRemind: Bool

@@ -6,6 +6,9 @@ public struct ChecklistItem: Sendable, Equatable {
     public package(set) var itemID: Int
     public var text: String
     public var checked: Bool
+    /// When it was checked off: the moment of `done`, or what an imported task says (its COMPLETED). Nil while it is
+    /// open, and for an item checked off before nudge kept this (store format 5 and older).
+    public var completedAt: Date?
     public var dueDate: Date?
     public var shouldRemind: Bool
     public var createdAt: Date
@@ -39,6 +42,7 @@ public struct ChecklistItem: Sendable, Equatable {
         itemID: Int,
         text: String,
         checked: Bool = false,
+        completedAt: Date? = nil,
         dueDate: Date? = nil,
         shouldRemind: Bool = false,
         createdAt: Date,
@@ -56,6 +60,7 @@ public struct ChecklistItem: Sendable, Equatable {
         self.itemID = itemID
         self.text = text
         self.checked = checked
+        self.completedAt = completedAt
         self.dueDate = dueDate
         self.shouldRemind = shouldRemind
         self.createdAt = createdAt
@@ -69,6 +74,16 @@ public struct ChecklistItem: Sendable, Equatable {
         self.warnings = warnings
         self.warnedThrough = warnedThrough
         self.calendarUID = calendarUID
+    }
+
+    /// Keeps `completedAt` true to `checked` after a change made at `instant`: an item the change checked off was
+    /// completed then, and an open item has no completion.
+    mutating func settleCompletion(wasChecked: Bool, at instant: Date) {
+        if !checked {
+            completedAt = nil
+        } else if !wasChecked {
+            completedAt = instant
+        }
     }
 
     /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.

@@ -290,6 +290,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         guard var item = item(id: itemID), let currentList = list(containing: itemID) else {
             throw .unknownItem(itemID)
         }
+        let wasChecked = item.checked
         if let listID = edit.listID, list(id: listID) == nil { throw .unknownList(listID) }
         if let text = edit.text { item.text = try validText(text) }
         if let checked = edit.checked { item.checked = checked }
@@ -329,6 +330,11 @@ public struct ChecklistLibrary: Sendable, Equatable {
         {
             item.dueDate = next
         }
+        if item.checked, let completedAt = edit.completedAt {
+            item.completedAt = completedAt
+        } else {
+            item.settleCompletion(wasChecked: wasChecked, at: now)
+        }
         item.updatedAt = now
         return .putItem(item, listID: edit.listID ?? currentList.listID)
     }
@@ -357,6 +363,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
                 item.checked = true
             }
         }
+        item.settleCompletion(wasChecked: false, at: now)
         item.updatedAt = now
         return .putItem(item, listID: list.listID)
     }

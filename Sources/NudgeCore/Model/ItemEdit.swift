@@ -4,6 +4,9 @@ import Foundation
 public struct ItemEdit: Sendable, Hashable {
     public var text: String?
     public var checked: Bool?
+    /// When the item was checked off, if not at the edit: a task another program completed (its COMPLETED). Sets the
+    /// completion of an item that is, or is being, checked off.
+    public var completedAt: Date?
     /// A new due date. To remove the due date, set `clearsDueDate` instead.
     public var dueDate: Date?
     public var clearsDueDate: Bool
@@ -23,6 +26,7 @@ public struct ItemEdit: Sendable, Hashable {
     public init(
         text: String? = nil,
         checked: Bool? = nil,
+        completedAt: Date? = nil,
         dueDate: Date? = nil,
         clearsDueDate: Bool = false,
         shouldRemind: Bool? = nil,
@@ -36,6 +40,7 @@ public struct ItemEdit: Sendable, Hashable {
     ) {
         self.text = text
         self.checked = checked
+        self.completedAt = completedAt
         self.dueDate = dueDate
         self.clearsDueDate = clearsDueDate
         self.shouldRemind = shouldRemind

@@ -15,6 +15,7 @@ extension Components.Schemas.Item {
             listName: list.name,
             text: item.text,
             checked: item.checked,
+            completedAt: item.completedAt.map(Instant.init),
             dueDate: item.dueDate.map(Instant.init),
             shouldRemind: item.shouldRemind,
             createdAt: Instant(item.createdAt),
