@@ -14,7 +14,8 @@ final class ZoneRules: Sendable {
     private let transitions: [Int64]
     private let transitionTypes: [Int]
     private let types: [LocalTimeType]
-    private let footer: PosixZoneRule?
+    /// The rule past the last transition, which the present follows.
+    let footer: PosixZoneRule?
     /// glibc's `timezone == 0 && daylight == 0` as set by reading the transition table.
     private let tableSaysUTC: Bool
 

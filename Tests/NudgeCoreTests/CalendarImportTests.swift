@@ -236,6 +236,42 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(book.library.item(id: 1)?.completedAt == moved[0].completedAt)
     }
 
+    @Test func aRepeatInANamedZoneIsExportedWithItsZoneAndReadBack() throws {
+        // tasksorg-apple-repeat_daily.ics of the corpus: DTSTART;TZID=America/Chicago and FREQ=DAILY.
+        let read = try tasks(
+            "BEGIN:VTODO\r\nUID:chicago\r\nSUMMARY:daily\r\nDTSTART;TZID=America/Chicago:20270115T090000\r\n"
+                + "DUE;TZID=America/Chicago:20270115T090000\r\nRRULE:FREQ=DAILY\r\nEND:VTODO\r\n"
+                + "BEGIN:VTODO\r\nSUMMARY:also there\r\nDUE;TZID=America/Chicago:20270118T070000\r\n"
+                + "RRULE:FREQ=WEEKLY\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(read.map(\.repeatRule) == ["*-*-* 09:00:00 America/Chicago", "Mon *-*-* 07:00:00 America/Chicago"])
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        _ = try book.importTasks(read, into: 1)
+        let exported = book.calendarDocument()
+        let lines = exported.components(separatedBy: "\r\n")
+        #expect(lines.contains("DTSTART;TZID=America/Chicago:20270115T090000"))
+        #expect(
+            lines.contains("DUE;TZID=America/Chicago:20270118T070000")
+                && lines.contains("RRULE:FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0")
+        )
+        // One VTIMEZONE for both, before the tasks: today's rules, from their first onset in 1970.
+        #expect(lines.filter { $0 == "BEGIN:VTIMEZONE" }.count == 1)
+        let zone = try #require(lines.firstIndex(of: "BEGIN:VTIMEZONE"))
+        #expect(zone < lines.firstIndex(of: "BEGIN:VTODO")!)
+        #expect(
+            Array(lines[zone..<lines.firstIndex(of: "END:VTIMEZONE")! + 1]) == [
+                "BEGIN:VTIMEZONE", "TZID:America/Chicago",
+                "BEGIN:STANDARD", "TZOFFSETFROM:-0500", "TZOFFSETTO:-0600", "TZNAME:CST", "DTSTART:19701101T020000",
+                "RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU", "END:STANDARD",
+                "BEGIN:DAYLIGHT", "TZOFFSETFROM:-0600", "TZOFFSETTO:-0500", "TZNAME:CDT", "DTSTART:19700308T020000",
+                "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU", "END:DAYLIGHT", "END:VTIMEZONE",
+            ]
+        )
+        let again = try CalendarInterchange.tasks(in: exported, timeZone: berlin, zones: zones).tasks
+        #expect(again.map(\.repeatRule) == read.map(\.repeatRule) && again.allSatisfy(\.notes.isEmpty))
+        #expect(try book.importTasks(again, into: 1).0.map(\.outcome) == [.unchanged, .unchanged])
+    }
+
     @Test func checkingOffRecordsWhenAndReopeningForgetsIt() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)

@@ -32,10 +32,20 @@ public enum CalendarInterchange {
         timeZone: TimeZone,
         zones: ZoneRulesStore
     ) -> String {
-        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//nudge//nudge \(NudgeVersion.current)//EN"]
+        var tasks: [String] = []
+        // Each zone a repeat's DTSTART names, with its VTIMEZONE, in order of first use.
+        var zoneNames: [String] = []
+        var timeZones: [String] = []
         for (item, list) in entries {
-            lines += task(item, in: list, storeID: storeID, timeZone: timeZone, zones: zones)
+            let (lines, zone) = task(item, in: list, storeID: storeID, timeZone: timeZone, zones: zones)
+            tasks += lines
+            if let zone, !zoneNames.contains(zone.name) {
+                zoneNames.append(zone.name)
+                timeZones += zone.lines
+            }
         }
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//nudge//nudge \(NudgeVersion.current)//EN"]
+        lines += timeZones + tasks
         lines.append("END:VCALENDAR")
         return lines.map(ICalendarText.folded).joined()
     }
@@ -47,7 +57,7 @@ public enum CalendarInterchange {
         timeZone: TimeZone,
         zones: ZoneRulesStore
     )
-        -> [String]
+        -> (lines: [String], zone: (name: String, lines: [String])?)
     {
         let text = ICalendarText.escaped(item.text)
         var lines = [
@@ -64,14 +74,24 @@ public enum CalendarInterchange {
         // An item checked off before nudge kept the moment has only its last change to say.
         if item.checked { lines.append("COMPLETED:" + utc(item.completedAt ?? item.updatedAt)) }
         let spec = item.repeatRule.flatMap { try? CalendarSpec(parsing: $0, localZone: timeZone, zones: zones) }
+        var zone: (name: String, lines: [String])?
         if let due = item.dueDate {
-            if let spec, let (rule, isUTC) = RecurrenceRuleMapping.recurrenceRule(for: spec) {
-                // The rule's wall times: floating (the reader's local time, as the expression means) or UTC.
-                let start = isUTC ? utc(due) : wallTime(due, in: timeZone)
-                lines += ["DTSTART:" + start, "DUE:" + start, "RRULE:" + rule]
-            } else {
-                lines.append("DUE:" + utc(due))
+            // The rule's wall times: floating (the reader's local time, as an expression without a zone means), UTC,
+            // or in the zone the expression names, which the document then describes in a VTIMEZONE.
+            var start: String?
+            if let spec, let (rule, wallZone) = RecurrenceRuleMapping.recurrenceRule(for: spec) {
+                switch wallZone {
+                case .utc: start = ":" + utc(due)
+                case .floating: start = ":" + wallTime(due, in: timeZone)
+                case .named(let name):
+                    if let named = TimeZone(identifier: name), let description = timeZoneComponent(name, zones: zones) {
+                        start = ";TZID=\(name):" + wallTime(due, in: named)
+                        zone = (name, description)
+                    }
+                }
+                if let start { lines += ["DTSTART" + start, "DUE" + start, "RRULE:" + rule] }
             }
+            if start == nil { lines.append("DUE:" + utc(due)) }
         }
         if let rule = item.repeatRule { lines.append("X-NUDGE-ONCALENDAR:" + ICalendarText.escaped(rule)) }
         // Warnings come with the reminder: without it they never fire.
@@ -84,7 +104,48 @@ public enum CalendarInterchange {
             }
         }
         lines.append("END:VTODO")
-        return lines
+        return (lines, zone)
+    }
+
+    /// A VTIMEZONE for zone `name` as its rules stand today (`ZoneSeasons`): one yearly season, or a standard and a
+    /// daylight one, each from its first onset in 1970, as calendar programs commonly describe a zone. Readers that
+    /// know the zone by name use their own rules; the others need this. Nil if the rules cannot be said so.
+    private static func timeZoneComponent(_ name: String, zones: ZoneRulesStore) -> [String]? {
+        guard let seasons = zones.seasons(named: name) else { return nil }
+        func offset(_ seconds: Int) -> String {
+            let minutes = abs(seconds) / 60
+            return (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", minutes / 60, minutes % 60)
+        }
+        func season(_ kind: String, _ season: ZoneSeasons.Season) -> [String] {
+            var lines = [
+                "BEGIN:" + kind, "TZOFFSETFROM:" + offset(season.utcOffsetBefore),
+                "TZOFFSETTO:" + offset(season.utcOffset),
+                "TZNAME:" + ICalendarText.escaped(season.name),
+            ]
+            guard let onset = season.start else { return lines + ["DTSTART:19700101T000000", "END:" + kind] }
+            // The onset's day in 1970: the week-th such weekday of the month, or the last.
+            let firstOfMonth = LocalTime.days(year: 1970, month: onset.month, day: 1)
+            let firstMatch = 1 + (onset.weekday - LocalTime.weekday(ofDays: firstOfMonth) + 7) % 7
+            var day = firstMatch + 7 * (min(onset.week, 5) - 1)
+            while day > LocalTime.daysInMonth(year: 1970, month: onset.month) { day -= 7 }
+            let time = onset.secondsAfterMidnight
+            return lines + [
+                String(
+                    format: "DTSTART:1970%02d%02dT%02d%02d%02d",
+                    onset.month,
+                    day,
+                    time / 3600,
+                    time / 60 % 60,
+                    time % 60
+                ),
+                "RRULE:"
+                    + RecurrenceRuleMapping.yearlyRule(month: onset.month, week: onset.week, weekday: onset.weekday),
+                "END:" + kind,
+            ]
+        }
+        var lines = ["BEGIN:VTIMEZONE", "TZID:" + name] + season("STANDARD", seasons.standard)
+        if let daylight = seasons.daylight { lines += season("DAYLIGHT", daylight) }
+        return lines + ["END:VTIMEZONE"]
     }
 
     /// RFC 5545: 1 is the highest, 5 medium, 9 the lowest.

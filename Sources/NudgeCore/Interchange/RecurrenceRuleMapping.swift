@@ -10,13 +10,11 @@ import NudgeCalendar
 /// other way, an RRULE that repeats every period (INTERVAL 1), without end (no COUNT or UNTIL) and without
 /// ordinals (`1MO`), negative days or BYSETPOS, BYYEARDAY, BYWEEKNO, has an exact expression.
 public enum RecurrenceRuleMapping {
-    /// The RRULE value for `spec`, and whether its wall times are UTC (else they are the local zone's: the
-    /// DTSTART that goes with it is a floating time). Nil when no RRULE says exactly the same.
-    public static func recurrenceRule(for spec: CalendarSpec) -> (rule: String, isUTC: Bool)? {
+    /// The RRULE value for `spec`, and where its wall times are: UTC, the zone the expression names (a DTSTART with
+    /// that TZID), or the local zone (a floating DTSTART). Nil when no RRULE says exactly the same.
+    public static func recurrenceRule(for spec: CalendarSpec) -> (rule: String, zone: Zone)? {
         let pattern = spec.pattern
-        guard pattern.years == nil, !pattern.daysFromMonthEnd, pattern.dstFlag < 0,
-            pattern.isUTC || pattern.zoneName == nil
-        else { return nil }
+        guard pattern.years == nil, !pattern.daysFromMonthEnd, pattern.dstFlag < 0 else { return nil }
         let unit = CalendarPattern.microsecondsPerSecond
         guard let seconds = values(pattern.seconds, in: 0...(60 * unit - 1)), seconds.allSatisfy({ $0 % unit == 0 })
         else { return nil }
@@ -42,7 +40,8 @@ public enum RecurrenceRuleMapping {
         add("BYHOUR", values(pattern.hours, in: 0...23) ?? Array(0...23))
         add("BYMINUTE", values(pattern.minutes, in: 0...59) ?? Array(0...59))
         add("BYSECOND", seconds.map { $0 / unit })
-        return (parts.joined(separator: ";"), pattern.isUTC)
+        let zone: Zone = pattern.isUTC ? .utc : pattern.zoneName.map(Zone.named) ?? .floating
+        return (parts.joined(separator: ";"), zone)
     }
 
     /// Where the wall times of an RRULE's DTSTART are: UTC, a named zone, or floating (the local zone).
@@ -167,6 +166,12 @@ public enum RecurrenceRuleMapping {
     public struct Unmapped: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String
         init(_ description: String) { self.description = description }
+    }
+
+    /// The RRULE of a change every year on weekday `weekday` (0 = Sunday) of week `week` (5: the last) of `month`, as
+    /// a VTIMEZONE's season says it: `FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU`.
+    static func yearlyRule(month: Int, week: Int, weekday: Int) -> String {
+        "FREQ=YEARLY;BYMONTH=\(month);BYDAY=\(week >= 5 ? "-1" : String(week))\(weekdayCodes[(weekday + 6) % 7])"
     }
 
     // MARK: Private
