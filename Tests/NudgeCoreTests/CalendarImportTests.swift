@@ -33,6 +33,44 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(read.tasks.first?.uid == "task-1" && read.tasks.last?.line == 5)
     }
 
+    @Test func aMisspeltEndClosesWhatIsOpenAndOneNamingAnotherComponentIsRefused() throws {
+        // recurring-ical-events-issue_201_test_matrix.ics of the corpus.
+        let read = try tasks(
+            "BEGIN:VTODO\r\nUID:a\r\nSUMMARY:x\r\nEND:VTOOD\r\nBEGIN:VTODO\r\nSUMMARY:y\r\nEND:VTODO\r\n"
+        )
+        #expect(read.tasks.map(\.text) == ["x", "y"])
+        #expect(read.tasks[0].notes == ["line 5: END:VTOOD, no component's name, read as END:VTODO"])
+        for (body, refusal) in [
+            ("BEGIN:VTODO\r\nSUMMARY:x\r\nEND:VALARM\r\n", "line 4: END:VALARM closes BEGIN:VTODO of line 2"),
+            ("BEGIN:VTODO\r\nSUMMARY:x\r\nEND:VCALENDAR\r\n", "line 4: END:VCALENDAR closes BEGIN:VTODO of line 2"),
+            ("BEGIN:VTODO\r\nSUMMARY:x\r\nEND:X-TODO\r\n", "line 4: END:X-TODO closes BEGIN:VTODO of line 2"),
+        ] {
+            do {
+                _ = try tasks(body)
+                Issue.record("read, though it should be refused: \(body)")
+            } catch {
+                #expect("\(error)".contains(refusal), "\(error)")
+            }
+        }
+    }
+
+    @Test func anUnreadableStartIsLeftOutAndAnAlarmTimeWithoutZoneIsLocal() throws {
+        // ical4android-utf8.ics and libical-3.ics of the corpus.
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:© äö\r\nDTSTART:20131009T170000T\r\nEND:VTODO\r\n"
+                + "BEGIN:VTODO\r\nSUMMARY:taxes\r\nDUE:19980415T235959\r\nBEGIN:VALARM\r\nACTION:AUDIO\r\n"
+                + "TRIGGER;VALUE=DATE-TIME:19980403T120000\r\nEND:VALARM\r\nEND:VTODO\r\n"
+        ).tasks
+        #expect(read.map(\.text) == ["© äö", "taxes"])
+        #expect(read[0].notes.count == 1 && read[0].notes[0].hasSuffix("left out, and the task read without a start"))
+        #expect(read[1].warnings == [1_079_999], "12 days and 11:59:59 before, both in Berlin's summer time")
+        #expect(
+            read[1].notes == [
+                "line 11: the alarm's TRIGGER has no zone, where RFC 5545 asks for UTC: read as local time"
+            ]
+        )
+    }
+
     @Test func aPropertyNameTheGrammarForbidsIsLeftOutAndSaid() throws {
         // Synology's exports (tasksorg-synology-*.ics of the corpus).
         let read = try tasks(

@@ -237,8 +237,15 @@ public enum CalendarInterchange {
         let dueProperty = try component.property("DUE").map { property throws(ModelError) in
             try dateTime(property, timeZone: timeZone, zones: zones, notes: &notes)
         }
-        let start = try component.property("DTSTART").map { property throws(ModelError) in
-            try dateTime(property, timeZone: timeZone, zones: zones, notes: &notes)
+        // nudge keeps no start, and reads one only to place a repeat, an alarm or a DURATION: a start it cannot read
+        // is left out, as a program that wrote such a file reads the rest (ical4android's test files).
+        var start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?
+        if let property = component.property("DTSTART") {
+            do throws(ModelError) {
+                start = try dateTime(property, timeZone: timeZone, zones: zones, notes: &notes)
+            } catch {
+                notes.append("\(error.description): left out, and the task read without a start")
+            }
         }
         // A task may give its due instant as a duration from its start instead (RFC 5545 §3.6.2).
         var due = dueProperty
@@ -282,10 +289,11 @@ public enum CalendarInterchange {
             notes: []
         )
         if status == "CANCELLED" { notes.append("it was cancelled: imported checked off") }
+        notes += component.notes
         for property in component.properties {
             notes += property.readPast.map { "line \(property.line): \($0)" }
         }
-        try readAlarms(component, into: &task, start: start?.instant, zones: zones, notes: &notes)
+        try readAlarms(component, into: &task, start: start?.instant, timeZone: timeZone, zones: zones, notes: &notes)
         readRepeat(
             component,
             into: &task,
@@ -404,6 +412,7 @@ public enum CalendarInterchange {
         _ component: ICalendarComponent,
         into task: inout CalendarTask,
         start: Date?,
+        timeZone: TimeZone,
         zones: ZoneRulesStore,
         notes: inout [String]
     ) throws(ModelError) {
@@ -420,8 +429,14 @@ public enum CalendarInterchange {
             }
             let instant: Date
             if trigger.parameters["VALUE"]?.uppercased() == "DATE-TIME" || trigger.value.first?.isNumber == true {
-                var ignored: [String] = []
-                instant = try dateTime(trigger, timeZone: .gmt, zones: zones, notes: &ignored).instant
+                // RFC 5545 asks for UTC here; a time without a zone is read as every floating time is, local.
+                let read = try dateTime(trigger, timeZone: timeZone, zones: zones, notes: &notes)
+                if read.zone == .floating {
+                    notes.append(
+                        "line \(trigger.line): the alarm's TRIGGER has no zone, where RFC 5545 asks for UTC: read as local time"
+                    )
+                }
+                instant = read.instant
             } else {
                 guard let seconds = signedDuration(trigger.value) else {
                     throw ICalendarText.error(

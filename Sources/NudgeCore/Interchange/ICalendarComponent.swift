@@ -8,6 +8,8 @@ public struct ICalendarComponent: Sendable, Equatable {
     public var components: [ICalendarComponent] = []
     /// The line of its `BEGIN`.
     public var line: Int
+    /// What the reader made of lines out of shape that it read past (a misspelt `END`), to be said with it.
+    public var notes: [String] = []
 
     public init(name: String, line: Int) {
         self.name = name
