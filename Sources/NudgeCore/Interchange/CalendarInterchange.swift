@@ -394,8 +394,10 @@ public enum CalendarInterchange {
     /// RFC 5545 §3.8.1.9: 1 to 4 high, 5 (or 0, undefined) normal, 6 to 9 low.
     private static func priority(_ property: ICalendarProperty?) throws(ModelError) -> Priority {
         // Empty, as DAVx5 once wrote it: no priority given, as 0 says.
-        guard let property, !property.value.trimmingCharacters(in: .whitespaces).isEmpty else { return .normal }
-        guard let number = Int(property.value.trimmingCharacters(in: .whitespaces)), (0...9).contains(number) else {
+        guard let property else { return .normal }
+        let value = property.value.trimmingCharacters(in: .whitespaces)
+        guard !value.isEmpty else { return .normal }
+        guard let number = Int(value), (0...9).contains(number) else {
             throw ICalendarText.error(property.line, "PRIORITY \(ICalendarText.quoted(property.value)) is not 0 to 9")
         }
         switch number {
@@ -508,7 +510,7 @@ public enum CalendarInterchange {
             return notes.append("imported without repeat: its RRULE repeats its start (DTSTART), and \(why)")
         }
         if let start, start.instant != anchor.instant {
-            let placed = rule.value.uppercased().split(separator: ";").filter { $0.hasPrefix("BY") }
+            let placed = RecurrenceRuleMapping.byParts(of: rule.value)
             guard placed.isEmpty else {
                 return notes.append(
                     "imported without repeat: its RRULE places its starts (\(placed.joined(separator: ";"))), and its "

@@ -174,13 +174,12 @@ public enum ICalendarText {
             rest = rest.dropFirst()
             // Up to the "=" of its value; a parameter that has none (Evolution's `COMPLETED;America/New_York:…`) is
             // left out.
-            let nameEnd = rest.firstIndex { $0 == "=" || $0 == ";" || $0 == ":" } ?? rest.endIndex
-            guard nameEnd < rest.endIndex, rest[nameEnd] == "=" else {
-                readPast.append("a parameter of \(name), \(quoted(rest[..<nameEnd])), has no \"=\": left out")
-                rest = rest[nameEnd...]
+            let equals = rest.firstIndex { $0 == "=" || $0 == ";" || $0 == ":" } ?? rest.endIndex
+            guard equals < rest.endIndex, rest[equals] == "=" else {
+                readPast.append("a parameter of \(name), \(quoted(rest[..<equals])), has no \"=\": left out")
+                rest = rest[equals...]
                 continue
             }
-            let equals = nameEnd
             let parameterName = rest[..<equals].uppercased()
             guard isName(parameterName) else {
                 throw error(line, "\(quoted(rest[..<equals])) is not a parameter name (in \(name))")

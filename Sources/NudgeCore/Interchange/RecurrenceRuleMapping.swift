@@ -149,17 +149,28 @@ public enum RecurrenceRuleMapping {
     /// Whether two RRULE values say the same, whatever the order of their parts and of the values in a part
     /// (programs rewrite them: `BYDAY=MO,TU;FREQ=WEEKLY` is `FREQ=WEEKLY;BYDAY=TU,MO`).
     public static func sameRule(_ a: String, _ b: String) -> Bool {
-        func parts(_ rule: String) -> [String: Set<Substring>] {
-            var parts: [String: Set<Substring>] = [:]
-            for part in rule.uppercased().split(separator: ";") {
-                let pair = part.split(separator: "=", maxSplits: 1)
-                parts[String(pair[0])] = Set(pair.count == 2 ? pair[1].split(separator: ",") : [])
-            }
+        func normalized(_ rule: String) -> [String: Set<Substring>] {
+            var values = parts(of: rule).mapValues { Set($0.split(separator: ",")) }
             // INTERVAL=1 is the default.
-            if parts["INTERVAL"] == ["1"] { parts["INTERVAL"] = nil }
-            return parts
+            if values["INTERVAL"] == ["1"] { values["INTERVAL"] = nil }
+            return values
         }
-        return parts(a) == parts(b)
+        return normalized(a) == normalized(b)
+    }
+
+    /// The parts of an RRULE that place its occurrences by fields of the start (`BYDAY=MO`, `BYHOUR=9`), as written.
+    public static func byParts(of rule: String) -> [String] {
+        rule.split(separator: ";").filter { $0.uppercased().hasPrefix("BY") }.map(String.init)
+    }
+
+    /// An RRULE value's parts by upper-cased name; a part without "=" has an empty value.
+    private static func parts(of rule: String) -> [String: Substring] {
+        var parts: [String: Substring] = [:]
+        for part in rule.uppercased().split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            parts[String(pair[0])] = pair.count == 2 ? pair[1] : ""
+        }
+        return parts
     }
 
     /// Why an RRULE or an expression has no exact counterpart.
