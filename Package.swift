@@ -76,6 +76,10 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // libical, the reference RFC 5545 implementation, whose recurrence iterator evaluates RRULEs (Debian:
+        // libical-dev), and nudge's wrapper of it.
+        .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
+        .target(name: "NudgeRecurrence", dependencies: ["CICal", "NudgeCalendar"]),
         // libsystemd, for the journal sink and the session bus (Debian: libsystemd-dev).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Where reminders go: the sink protocol and its implementations (journal, desktop, command, log, record).
@@ -189,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "NudgeCoreTests",
             dependencies: [
-                "NudgeCore", "NudgeCalendar", "NudgeTestSupport",
+                "NudgeCore", "NudgeCalendar", "NudgeRecurrence", "NudgeTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -371,10 +371,7 @@ public enum CalendarInterchange {
             }
         }
         let wall = LocalTime.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
-        let local = LocalTime(timeZone: wallZone)
-        var (instant, existed) = local.instant(forWall: wall)
-        // A wall time in a DST gap is read with the offset before the gap (RFC 5545 §3.3.5): 02:30 is 03:30.
-        if !existed { instant = wall - local.offset(at: instant - 1) }
+        let instant = LocalTime(timeZone: wallZone).calendarInstant(forWall: wall)
         return (
             LocalTime.date(instant, fraction: 0),
             RecurrenceRuleMapping.Start(year: year, month: month, day: day, hour: hour, minute: minute, second: second),

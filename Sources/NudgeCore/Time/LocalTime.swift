@@ -48,6 +48,13 @@ public struct LocalTime: Sendable {
         return (after, false)
     }
 
+    /// The instant RFC 5545 §3.3.5 gives a wall time: the first of two where a DST change repeats it, and where a
+    /// change skips it, the one the offset before the gap gives (02:30 in a gap from 02:00 to 03:00 is 03:30).
+    public func calendarInstant(forWall wall: Int) -> Int {
+        let (instant, existed) = self.instant(forWall: wall)
+        return existed ? instant : wall - offset(at: instant - 1)
+    }
+
     /// The same wall time `days` calendar days later (earlier if negative), by the DST rules; nil past year 9999.
     /// The fraction of a second is kept unless the wall time fell in a gap.
     public func adding(days: Int, to instant: Date) -> Date? {
