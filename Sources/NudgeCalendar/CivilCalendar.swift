@@ -1,4 +1,3 @@
-
 /// Proleptic Gregorian calendar arithmetic on plain integers.
 ///
 /// The calendar engine does its own date arithmetic instead of using Foundation's `Calendar`: systemd relies on

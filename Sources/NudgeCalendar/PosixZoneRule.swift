@@ -92,20 +92,27 @@ struct PosixZoneRule: Sendable, Hashable {
         case .zeroBasedDayOfYear(let day):
             dayStart += Int64(day) * CivilCalendar.secondsPerDay
         case .monthWeekDay(let month, let week, let weekday):
+            let day = Self.dayOfMonth(month: month, week: week, weekday: weekday, in: year)
             let firstOfMonth = CivilCalendar.daysSinceEpoch(year: year, month: Int64(month), day: 1)
-            let daysInMonth =
-                CivilCalendar.daysSinceEpoch(year: year, month: Int64(month) + 1, day: 1) - firstOfMonth
-            var dayOfMonth = Int64(weekday - CivilCalendar.weekday(daysSinceEpoch: firstOfMonth))
-            if dayOfMonth < 0 { dayOfMonth += 7 }
-            var counted = 1
-            while counted < week, dayOfMonth + 7 < daysInMonth {
-                dayOfMonth += 7
-                counted += 1
-            }
             let startOfYearDays = CivilCalendar.daysSinceEpoch(year: year, month: 1, day: 1)
-            dayStart += (firstOfMonth - startOfYearDays + dayOfMonth) * CivilCalendar.secondsPerDay
+            dayStart += (firstOfMonth - startOfYearDays + day - 1) * CivilCalendar.secondsPerDay
         }
         return dayStart - Int64(offset) + Int64(change.secondsAfterMidnight)
+    }
+
+    /// The day of the month (from 1) of `Mm.w.d`: weekday `weekday` (0 = Sunday) of week `week` (5 = the last) of
+    /// month `month`.
+    static func dayOfMonth(month: Int, week: Int, weekday: Int, in year: Int64) -> Int64 {
+        let firstOfMonth = CivilCalendar.daysSinceEpoch(year: year, month: Int64(month), day: 1)
+        let daysInMonth = CivilCalendar.daysSinceEpoch(year: year, month: Int64(month) + 1, day: 1) - firstOfMonth
+        var dayOfMonth = Int64(weekday - CivilCalendar.weekday(daysSinceEpoch: firstOfMonth))
+        if dayOfMonth < 0 { dayOfMonth += 7 }
+        var counted = 1
+        while counted < week, dayOfMonth + 7 < daysInMonth {
+            dayOfMonth += 7
+            counted += 1
+        }
+        return dayOfMonth + 1
     }
 }
 

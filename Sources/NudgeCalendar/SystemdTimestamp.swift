@@ -11,7 +11,7 @@ import Foundation
 ///   `2026-03-01T04:59:59Z` and `…+01:00`); without one the time is local;
 /// - `now`, `today`, `yesterday`, `tomorrow` (the last three at 00:00, with an optional zone);
 /// - a time span from now, `+3h30min`, `-5s`, `11min ago`, `2 weeks left`, or from the epoch, `@1395716396.5`,
-///   with systemd's units (`us`, `ms`, `s`, `min`, `h`, `d`, `w`, `M` = 30.44 days, `y` = 365.25 days).
+///   with systemd's units (`us` or `μs`, `ms`, `s`, `min`, `h`, `d`, `w`, `M` = 30.44 days, `y` = 365.25 days).
 ///
 /// A weekday that does not match the date is refused, as are instants before 1970 and after 9999-12-30, which
 /// systemd cannot represent. Pure: `now`, the local zone and the zone database are given.
@@ -388,7 +388,7 @@ enum TimeSpan {
         ("days", 86_400 * second), ("day", 86_400 * second), ("d", 86_400 * second),
         ("weeks", 604_800 * second), ("week", 604_800 * second), ("w", 604_800 * second),
         ("years", 31_557_600 * second), ("year", 31_557_600 * second), ("y", 31_557_600 * second),
-        ("usec", 1), ("us", 1), ("μs", 1),
+        ("usec", 1), ("us", 1), ("μs", 1), ("µs", 1),
     ]
 
     /// The span in microseconds, or an error for anything else (a negative span included).
@@ -405,8 +405,9 @@ enum TimeSpan {
             let digits = text[position...].prefix(while: isDigit)
             for digit in digits {
                 let (product, overflow) = whole.multipliedReportingOverflow(by: 10)
-                guard !overflow else { throw .outOfRange }
-                whole = product + Int64(digit - UInt8(ascii: "0"))
+                let (sum, sumOverflow) = product.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+                guard !overflow, !sumOverflow else { throw .outOfRange }
+                whole = sum
             }
             position = digits.endIndex
             var fractionDigits: ArraySlice<UInt8> = []
@@ -435,7 +436,10 @@ enum TimeSpan {
             var place = multiplier
             for digit in fractionDigits {
                 place /= 10
-                part += Int64(digit - UInt8(ascii: "0")) * place
+                // At most one more unit: `part` stays below Int64.max only if the whole part left that room.
+                let (sum, overflow) = part.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")) * place)
+                guard !overflow else { throw .outOfRange }
+                part = sum
             }
             let (sum, sumOverflow) = total.addingReportingOverflow(part)
             guard !sumOverflow else { throw .outOfRange }

@@ -129,6 +129,18 @@ final class ZoneRules: Sendable {
         return types[transitionTypes[low]].interval(from: transitions[low], to: transitions[high])
     }
 
+    /// Whether the footer's rule gives every offset from `t` on: true past the file's last transition, and before it
+    /// only if each transition still to come is one the rule makes too (a "fat" file lists the rule's changes to
+    /// 2037). Africa/Casablanca's file lists Ramadan's changes to 2087, which its rule (+01 all year) does not say.
+    func footerGoverns(from t: Int64) -> Bool {
+        guard let footer else { return false }
+        let start = transitions.firstIndex { $0 >= t } ?? transitions.count
+        return transitions[start...].indices.allSatisfy { index in
+            let at = transitions[index]
+            return footer.interval(at: at, notBefore: .min).utcOffset == types[transitionTypes[index]].utcOffset
+        }
+    }
+
     /// glibc's `timezone == 0 && daylight == 0` right after converting `t`: systemd-analyze then leaves out the
     /// "(in UTC)" lines.
     func isUTC(at t: Int64) -> Bool {

@@ -1,7 +1,11 @@
-/// A zone's rules as they stand today, past the last transition of its file: a standard season and, where the zone
+import Foundation
+
+/// A zone's rules from some instant on, as its file's closing rule says them: a standard season and, where the zone
 /// keeps daylight time, a daylight one, each starting every year on a weekday of a month. What an iCalendar
-/// VTIMEZONE says with a yearly RRULE per season; nil from `ZoneRulesStore.seasons(named:)` for a zone whose
-/// rule cannot be said so (a day of the year, or a change at a time outside 00:00 to 23:59, as a few zones have).
+/// VTIMEZONE says with a yearly RRULE per season; nil from `ZoneRulesStore.seasons(named:from:)` for a zone whose
+/// rule cannot be said so (a day of the year, or a change at a time outside 00:00 to 23:59: America/Santiago,
+/// Asia/Jerusalem, America/Nuuk), or whose file has changes still to come that the rule does not make
+/// (Africa/Casablanca's Ramadan).
 public struct ZoneSeasons: Sendable, Equatable {
     public struct Season: Sendable, Equatable {
         /// The abbreviation, as tzdata gives it (`CET`, `-03`).
@@ -20,6 +24,11 @@ public struct ZoneSeasons: Sendable, Equatable {
         public let week: Int
         public let weekday: Int
         public let secondsAfterMidnight: Int
+
+        /// Its day of the month in `year`.
+        public func day(in year: Int) -> Int {
+            Int(PosixZoneRule.dayOfMonth(month: month, week: week, weekday: weekday, in: Int64(year)))
+        }
     }
 
     public let standard: Season
@@ -27,10 +36,13 @@ public struct ZoneSeasons: Sendable, Equatable {
 }
 
 extension ZoneRulesStore {
-    /// The current rules of zone `name` (`ZoneSeasons`), or nil if the database has no such zone, its file has no
-    /// rule for the present, or the rule is not a weekday of a month at a time within the day.
-    public func seasons(named name: String) -> ZoneSeasons? {
-        guard let rule = rules(named: name)?.footer else { return nil }
+    /// The rules of zone `name` from `instant` on (`ZoneSeasons`), or nil if the database has no such zone, its file
+    /// has no closing rule or changes the rule does not make from `instant` on, or the rule is not a weekday of a
+    /// month at a time within the day.
+    public func seasons(named name: String, from instant: Date) -> ZoneSeasons? {
+        guard let rules = rules(named: name), let rule = rules.footer,
+            rules.footerGoverns(from: CalendarSpec.microseconds(instant) / 1_000_000)
+        else { return nil }
         guard let start = rule.daylightStart, let end = rule.daylightEnd else {
             let standard = ZoneSeasons.Season(
                 name: rule.standardName,

@@ -356,7 +356,10 @@ public struct ReminderBook: Sendable {
         } else {
             if item.repeatRule != nil { (edit.clearsRepeat, changed) = (true, true) }
             if item.checked != task.checked { (edit.checked, changed) = (task.checked, true) }
-            if task.checked, let completedAt = task.completedAt, !sameSecond(item.completedAt, completedAt) {
+            // An item checked off before nudge kept the moment was exported with its last change as COMPLETED.
+            if task.checked, let completedAt = task.completedAt, !sameSecond(item.completedAt, completedAt),
+                item.completedAt != nil || !sameSecond(item.updatedAt, completedAt)
+            {
                 (edit.completedAt, changed) = (completedAt, true)
             }
             if !sameSecond(item.dueDate, task.dueDate) {

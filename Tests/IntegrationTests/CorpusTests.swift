@@ -6,7 +6,7 @@ import Testing
 /// nudge, each into a store of its own: it imports, and Python's icalendar reads the export as saying what the file
 /// says in the terms nudge keeps (summary, done, completion instant, priority, due instant, repeat and its next due
 /// dates, alarms; `Tests/Tools/ics_tasks.py`), or what nudge does not keep is said in the import's notes; a second
-/// import changes nothing. Or it is refused naming its line, changing nothing, and then it is one of the files its
+/// import of the file, and an import of nudge's own export, change nothing. Or it is refused naming its line, changing nothing, and then it is one of the files its
 /// own program calls invalid or a fuzzer made. nudged runs in a zone with DST, on a clock that stands still.
 @Suite(.timeLimit(hangLimit)) struct CorpusTests {
     static let corpus = Binaries.packageRoot + "/Tests/ICSCorpus/files"
@@ -67,8 +67,14 @@ import Testing
                 "\(name): a second import changed something: \(again)"
             )
             let stem = work.path + "/" + name
-            try imported.output.write(to: URL(fileURLWithPath: stem + ".import.json"))
             try export.output.write(to: URL(fileURLWithPath: stem + ".export.ics"))
+            let own = try await sandbox.nudge("import", stem + ".export.ics", "--json")
+            let ownReport = try JSONSerialization.jsonObject(with: own.output) as? [String: Any]
+            #expect(
+                ownReport?["created"] as? Int == 0 && ownReport?["updated"] as? Int == 0,
+                "\(name): importing nudge's own export changed something: \(own)"
+            )
+            try imported.output.write(to: URL(fileURLWithPath: stem + ".import.json"))
             manifest.append([
                 "name": name, "original": file, "export": stem + ".export.ics", "import": stem + ".import.json",
             ])

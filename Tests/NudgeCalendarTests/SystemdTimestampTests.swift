@@ -213,6 +213,10 @@ struct SystemdTimestampTests {
         #expect(problem("69-03-01") == .outOfRange)
         #expect(problem("9999-12-31 UTC") == .outOfRange)
         #expect(problem("@-5") == .notUnderstood)
+        // Spans past Int64's microseconds, in the whole part or by the fraction's digits: refused, not a crash.
+        for text in ["@9223372036854775808", "@9223372036854.9", "+2562047788.9h", "@99999999999999999999999y"] {
+            #expect(problem(text) == .outOfRange, "\(text)")
+        }
         for text in [
             "", "bogus", "2026-03-01 04", "2026-03-01 04:59.5", "2026-03-01 24:00", "2026-13-01", "now UTC",
             "+5min UTC", "2026-03-01 04:59:59.", "3.h", "5x", "12.34.56", "2026-03-01 12:00 Mars/Olympus",

@@ -310,6 +310,66 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(try book.importTasks(again, into: 1).0.map(\.outcome) == [.unchanged, .unchanged])
     }
 
+    @Test func aZonesSeasonsAreItsClosingRuleWhereThatRuleGovernsAndNothingElsewhere() throws {
+        // Last Sunday of March and of October (week 5: -1SU), at 02:00 and 03:00 of the time before.
+        let berlinSeasons = try #require(zones.seasons(named: "Europe/Berlin", from: t0))
+        #expect(
+            berlinSeasons.standard.start == ZoneSeasons.Onset(month: 10, week: 5, weekday: 0, secondsAfterMidnight: 10_800)
+        )
+        #expect(berlinSeasons.daylight?.utcOffset == 7200 && berlinSeasons.daylight?.utcOffsetBefore == 3600)
+        // Half an hour of daylight time.
+        let lordHowe = try #require(zones.seasons(named: "Australia/Lord_Howe", from: t0))
+        #expect(lordHowe.standard.utcOffset == 37_800 && lordHowe.daylight?.utcOffset == 39_600)
+        // Ramadan's changes are in the file to 2087, not in its closing rule; Santiago changes at 24:00.
+        #expect(zones.seasons(named: "Africa/Casablanca", from: t0) == nil)
+        #expect(zones.seasons(named: "America/Santiago", from: t0) == nil)
+        #expect(zones.seasons(named: "Asia/Kolkata", from: t0)?.daylight == nil)
+
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        _ = try book.addItem(
+            NewItem(text: "berlin", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00 Europe/Berlin")
+        )
+        _ = try book.addItem(
+            NewItem(text: "rabat", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00 Africa/Casablanca")
+        )
+        let lines = book.calendarDocument().components(separatedBy: "\r\n")
+        #expect(lines.contains("DTSTART:19701025T030000") && lines.contains("RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU"))
+        #expect(lines.contains("DTSTART:19700329T020000") && lines.contains("RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU"))
+        #expect(
+            !lines.contains("TZID:Africa/Casablanca") && lines.filter { $0.hasPrefix("RRULE:FREQ=DAILY") }.count == 1
+        )
+        #expect(lines.contains("X-NUDGE-ONCALENDAR:*-*-* 09:00:00 Africa/Casablanca"))
+    }
+
+    @Test func whatHangsOnAnUnreadableStartIsLeftOutAndSaid() throws {
+        let task = try #require(
+            try tasks(
+                "BEGIN:VTODO\r\nSUMMARY:x\r\nDTSTART:2027011T0900\r\nDUE:20270118T090000Z\r\nRRULE:FREQ=WEEKLY;BYDAY=MO\r\n"
+                    + "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\n"
+                    + "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER;RELATED=END:-PT5M\r\nEND:VALARM\r\nEND:VTODO\r\n"
+            ).tasks.first
+        )
+        #expect(task.repeatRule == nil && task.warnings == [300] && task.shouldRemind)
+        #expect(task.notes.count == 3)
+        #expect(task.notes[1] == "line 9: an alarm counted from the start nudge cannot read: left out")
+        #expect(
+            task.notes[2] == "imported without repeat: its RRULE repeats its start (DTSTART), which nudge cannot read"
+        )
+    }
+
+    @Test func anItemCheckedOffBeforeCompletionsWereKeptReadsItsOwnExportBackUnchanged() throws {
+        let done = ChecklistItem(itemID: 1, text: "old", checked: true, createdAt: t0 - 7200, updatedAt: t0 - 3600)
+        let library = try ChecklistLibrary(
+            nextItemID: 2,
+            nextListID: 2,
+            lists: [Checklist(listID: 1, name: "Inbox", items: [done])]
+        )
+        var book = ReminderBook(library: library, clock: ManualWallClock(t0), timeZone: berlin)
+        let exported = try CalendarInterchange.tasks(in: book.calendarDocument(), timeZone: berlin, zones: zones).tasks
+        #expect(exported.first?.completedAt == t0 - 3600, "its last change stands for when")
+        #expect(try book.importTasks(exported, into: 1).0.map(\.outcome) == [.unchanged])
+    }
+
     @Test func checkingOffRecordsWhenAndReopeningForgetsIt() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)

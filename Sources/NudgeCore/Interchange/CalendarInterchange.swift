@@ -84,7 +84,9 @@ public enum CalendarInterchange {
                 case .utc: start = ":" + utc(due)
                 case .floating: start = ":" + wallTime(due, in: timeZone)
                 case .named(let name):
-                    if let named = TimeZone(identifier: name), let description = timeZoneComponent(name, zones: zones) {
+                    if let named = TimeZone(identifier: name),
+                        let description = timeZoneComponent(name, from: due, zones: zones)
+                    {
                         start = ";TZID=\(name):" + wallTime(due, in: named)
                         zone = (name, description)
                     }
@@ -107,11 +109,12 @@ public enum CalendarInterchange {
         return (lines, zone)
     }
 
-    /// A VTIMEZONE for zone `name` as its rules stand today (`ZoneSeasons`): one yearly season, or a standard and a
-    /// daylight one, each from its first onset in 1970, as calendar programs commonly describe a zone. Readers that
-    /// know the zone by name use their own rules; the others need this. Nil if the rules cannot be said so.
-    private static func timeZoneComponent(_ name: String, zones: ZoneRulesStore) -> [String]? {
-        guard let seasons = zones.seasons(named: name) else { return nil }
+    /// A VTIMEZONE for zone `name` as its rules stand from `instant` (a repeat's first due date) on (`ZoneSeasons`):
+    /// one yearly season, or a standard and a daylight one, each from its first onset in 1970, as calendar programs
+    /// commonly describe a zone. Readers that know the zone by name use their own rules; the others need this. Nil
+    /// if the rules cannot be said so: the repeat is then exported as one in another zone is, without RRULE.
+    private static func timeZoneComponent(_ name: String, from instant: Date, zones: ZoneRulesStore) -> [String]? {
+        guard let seasons = zones.seasons(named: name, from: instant) else { return nil }
         func offset(_ seconds: Int) -> String {
             let minutes = abs(seconds) / 60
             return (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", minutes / 60, minutes % 60)
@@ -123,11 +126,7 @@ public enum CalendarInterchange {
                 "TZNAME:" + ICalendarText.escaped(season.name),
             ]
             guard let onset = season.start else { return lines + ["DTSTART:19700101T000000", "END:" + kind] }
-            // The onset's day in 1970: the week-th such weekday of the month, or the last.
-            let firstOfMonth = LocalTime.days(year: 1970, month: onset.month, day: 1)
-            let firstMatch = 1 + (onset.weekday - LocalTime.weekday(ofDays: firstOfMonth) + 7) % 7
-            var day = firstMatch + 7 * (min(onset.week, 5) - 1)
-            while day > LocalTime.daysInMonth(year: 1970, month: onset.month) { day -= 7 }
+            let day = onset.day(in: 1970)
             let time = onset.secondsAfterMidnight
             return lines + [
                 String(
@@ -239,11 +238,14 @@ public enum CalendarInterchange {
         }
         // nudge keeps no start, and reads one only to place a repeat, an alarm or a DURATION: a start it cannot read
         // is left out, as a program that wrote such a file reads the rest (ical4android's test files).
+        // What depends on the start (a repeat, alarms counted from it) is then left out too, and said.
         var start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?
+        var startUnreadable = false
         if let property = component.property("DTSTART") {
             do throws(ModelError) {
                 start = try dateTime(property, timeZone: timeZone, zones: zones, notes: &notes)
             } catch {
+                startUnreadable = true
                 notes.append("\(error.description): left out, and the task read without a start")
             }
         }
@@ -293,11 +295,19 @@ public enum CalendarInterchange {
         for property in component.properties {
             notes += property.readPast.map { "line \(property.line): \($0)" }
         }
-        try readAlarms(component, into: &task, start: start?.instant, timeZone: timeZone, zones: zones, notes: &notes)
+        try readAlarms(
+            component,
+            into: &task,
+            start: start?.instant,
+            startUnreadable: startUnreadable,
+            timeZone: timeZone,
+            zones: zones,
+            notes: &notes
+        )
         readRepeat(
             component,
             into: &task,
-            start: start,
+            start: startUnreadable ? .unreadable : start.map(TaskStart.read) ?? .none,
             due: dueProperty,
             timeZone: timeZone,
             zones: zones,
@@ -405,12 +415,14 @@ public enum CalendarInterchange {
     }
 
     /// Any alarm at or before the due instant switches reminding on; those before it are advance warnings (nudge
-    /// reminds at the due instant as well). Each alarm's trigger is
-    /// a duration from the due instant (RELATED=END) or the start (the default), or an instant.
+    /// reminds at the due instant as well). Each alarm's trigger is a duration from the due instant (RELATED=END) or
+    /// the start (the default; the due instant if the task has none, and left out if its start was unreadable), or
+    /// an instant.
     private static func readAlarms(
         _ component: ICalendarComponent,
         into task: inout CalendarTask,
         start: Date?,
+        startUnreadable: Bool,
         timeZone: TimeZone,
         zones: ZoneRulesStore,
         notes: inout [String]
@@ -444,6 +456,10 @@ public enum CalendarInterchange {
                     )
                 }
                 let fromEnd = trigger.parameters["RELATED"]?.uppercased() == "END"
+                guard fromEnd || !startUnreadable else {
+                    notes.append("line \(trigger.line): an alarm counted from the start nudge cannot read: left out")
+                    continue
+                }
                 instant = (fromEnd ? due : start ?? due) + seconds
             }
             leads.append(due.timeIntervalSince(instant))
@@ -470,10 +486,17 @@ public enum CalendarInterchange {
 
     /// `X-NUDGE-ONCALENDAR` if it reads, else the RRULE's exact calendar expression, else no repeat (said in a
     /// note).
+    /// A task's DTSTART as the repeat needs it: absent, read, or there but unreadable.
+    private enum TaskStart {
+        case none
+        case read((instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone))
+        case unreadable
+    }
+
     private static func readRepeat(
         _ component: ICalendarComponent,
         into task: inout CalendarTask,
-        start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?,
+        start taskStart: TaskStart,
         due: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?,
         timeZone: TimeZone,
         zones: ZoneRulesStore,
@@ -497,6 +520,15 @@ public enum CalendarInterchange {
             }
         }
         guard let rule = recurrence else { return }
+        var start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?
+        switch taskStart {
+        case .none: break
+        case .read(let read): start = read
+        case .unreadable:
+            return notes.append(
+                "imported without repeat: its RRULE repeats its start (DTSTART), which nudge cannot read"
+            )
+        }
         // RFC 5545 §3.8.5.3: the rule gives a to-do's starts, and each occurrence is due as long after its start as
         // DUE is after DTSTART. nudge repeats due dates, so it reads the rule from DUE: exact when the two are the
         // same instant, or when no BY part ties the occurrences to fields of the start.
