@@ -120,7 +120,7 @@ public enum CalendarInterchange {
             return (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", minutes / 60, minutes % 60)
         }
         func season(_ kind: String, _ season: ZoneSeasons.Season) -> [String] {
-            var lines = [
+            let lines = [
                 "BEGIN:" + kind, "TZOFFSETFROM:" + offset(season.utcOffsetBefore),
                 "TZOFFSETTO:" + offset(season.utcOffset),
                 "TZNAME:" + ICalendarText.escaped(season.name),
