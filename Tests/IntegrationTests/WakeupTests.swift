@@ -55,7 +55,9 @@ import Testing
         try await watcher.awaitEvent("replaced", item: lease)
 
         let idle = Double(ProcessInfo.processInfo.environment["NUDGE_WAKEUP_SECONDS"] ?? "") ?? 15
-        let measured = try await idleWakeUps(nudged, idle: idle)
+        let measured = try await idleWakeUps(nudged, idle: idle) { _ in
+            _ = try await nudged.daemon.awaitLog("reminder: A")
+        }
         // Anything that ticks would show: libdispatch's 1 s pool monitor alone makes one a second (see
         // NudgedCommand.mainOnEventLoops()). Allowed: one per five seconds of the window measured.
         let allowed = Int(measured.window / 5)
@@ -91,7 +93,10 @@ import Testing
         #expect(expired.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
 
         let idle = Double(ProcessInfo.processInfo.environment["NUDGE_DESKTOP_WAKEUP_SECONDS"] ?? "") ?? 60
-        let measured = try await idleWakeUps(nudged, idle: idle)
+        let measured = try await idleWakeUps(nudged, idle: idle) { fired in
+            _ = try await nudged.daemon.awaitLog("item \(fired) shows as notification")
+            _ = try await nudged.daemon.awaitLog("/bin/true for item \(fired) exited with status 0")
+        }
         let allowed = Int(measured.window * 9 / 60)
         #expect(
             measured.wakeUps <= allowed,
@@ -99,36 +104,43 @@ import Testing
         )
     }
 
-    /// How often nudged woke while idle for `idle` seconds. The idle window is opened and closed by reminders, not by
-    /// a sleep: A fires, nudged idles, B fires, then C1, C2 and C3 fire a second apart. From A to B is one fire plus
-    /// the idle window; each step from B to C3 is one fire plus one idle second. A fire's own cost varies by a few
-    /// switches on a busy machine, so the most expensive of those three stands for it: what A to B cost beyond that
-    /// is what idling cost.
-    private func idleWakeUps(_ nudged: WatchedDaemon, idle: Double) async throws
-        -> (window: Double, wakeUps: Int, perThread: String)
-    {
-        let itemIDs = try await nudged.sandbox.addDueSoon(
-            [("A", 0), ("B", idle)] + (1...3).map { ("C\($0)", idle + Double($0)) }
-        ).ids
+    /// How often nudged woke while idle for `idle` seconds, with a reminder pending next year. The window holds no
+    /// fire, so nothing of a fire's cost (which varies by several switches on a busy machine) is in it or has to be
+    /// subtracted: reminder A fires, `settled` awaits the signs that its sinks are done, and then nudged must be
+    /// still, no thread waking, for two seconds; only then does the window open, and it closes `idle` seconds later.
+    /// A daemon that ticks is never still: after `patience` the test says so and fails.
+    private func idleWakeUps(
+        _ nudged: WatchedDaemon,
+        idle: Double,
+        settled: (_ itemID: Int) async throws -> Void
+    ) async throws -> (window: Double, wakeUps: Int, perThread: String) {
+        _ = try await nudged.sandbox.addItem("B", due: Date() + 365 * 86_400)
+        let fireA = try await nudged.sandbox.addDueSoon([("A", 0)]).ids[0]
+        try await nudged.watcher.awaitEvent("fired", item: fireA)
+        try await settled(fireA)
         let pid = nudged.daemon.process.processIdentifier
-        var fired: [WatchedEvent] = []
-        var switches: [Switches] = []
-        for itemID in itemIDs {
-            fired.append(
-                try await nudged.watcher.awaitEvent("fired", item: itemID, within: .seconds(idle) + patience)
-            )
-            switches.append(Switches(pid))
-        }
-        let window = fired[1].at.timeIntervalSince(fired[0].at)
-        let fireAndWindow = switches[1].total - switches[0].total
-        let fireAndOneSecond = zip(switches.dropFirst(), switches.dropFirst(2)).map { $1.total - $0.total }
-        let wakeUps = fireAndWindow - fireAndOneSecond.max()!
-        let perThread = switches[1].since(switches[0])
-        print(
-            "nudged: \(fireAndWindow) wake-ups over one fire and \(String(format: "%.1f", window)) s idle, "
-                + "\(fireAndOneSecond) over one fire and 1 s; idle cost \(wakeUps). Per thread over the window: "
-                + perThread
-        )
+        let opened = try await still(pid, for: .seconds(2))
+        let openedAt = ContinuousClock.now
+        try await Task.sleep(for: .seconds(idle))
+        let closed = Switches(pid)
+        let window = (ContinuousClock.now - openedAt) / .seconds(1)
+        let wakeUps = closed.total - opened.total
+        let perThread = closed.since(opened)
+        print("nudged: \(wakeUps) wake-ups in \(String(format: "%.1f", window)) s idle; per thread: \(perThread)")
         return (window, wakeUps, perThread)
+    }
+
+    /// The process's switches once no thread of it has woken for `quiet`, read from /proc (which wakes nothing).
+    private func still(_ pid: Int32, for quiet: Duration) async throws -> Switches {
+        var last = Switches(pid)
+        var unchangedSince = ContinuousClock.now
+        return try await eventually(
+            "nudged to stay still for \(quiet)",
+            seen: { "wake-ups per thread since the last change: \(Switches(pid).since(last))" }
+        ) {
+            let now = Switches(pid)
+            if now.total != last.total { (last, unchangedSince) = (now, ContinuousClock.now) }
+            return ContinuousClock.now - unchangedSince >= quiet ? now : nil
+        }
     }
 }
