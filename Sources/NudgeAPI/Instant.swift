@@ -35,3 +35,7 @@ public struct Instant: Codable, Hashable, Sendable, Comparable {
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.date < rhs.date }
 }
+
+/// `Day` in the document: the core's `CalendarDay`, so a day is written and read one way (`YYYY-MM-DD`), and a bad
+/// one is refused naming its field.
+public typealias Day = CalendarDay

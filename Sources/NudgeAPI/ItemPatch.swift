@@ -3,7 +3,7 @@ import NudgeCore
 @_spi(Generated) import OpenAPIRuntime
 
 /// `ItemPatch` in the document (`PATCH /v1/items/{id}`), written by hand: fields left out stay as they are, and
-/// `"dueDate": null` removes the due date, `"repeat": null` the repeat rule. A generated type reads a null field and a missing one alike
+/// `"dueDate": null` (or `"dueDay": null`) removes the due date, `"repeat": null` the repeat rule. A generated type reads a null field and a missing one alike
 /// (swift-openapi-generator issue 419), so it could not say which the client meant.
 public struct ItemPatch: Codable, Hashable, Sendable {
     /// The fields the patch changes, as the core takes them; a list named by its ID is already in `edit.listID`.
@@ -23,7 +23,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case text, checked, dueDate, shouldRemind, listID, list, priority, catchUp, warnings
+        case text, checked, dueDate, dueDay, shouldRemind, listID, list, priority, catchUp, warnings
         case repeatRule = "repeat"
     }
 
@@ -31,19 +31,27 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         // The same refusal of unknown fields, and the same message, as the generated types.
         try decoder.ensureNoAdditionalProperties(knownKeys: Set(CodingKeys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let clearsDueDate = container.contains(.dueDate) ? try container.decodeNil(forKey: .dueDate) : false
-        let clearsRepeat = container.contains(.repeatRule) ? try container.decodeNil(forKey: .repeatRule) : false
-        let clearsCatchUp = container.contains(.catchUp) ? try container.decodeNil(forKey: .catchUp) : false
+        /// Whether the field is there and null.
+        func null(_ key: CodingKeys) throws -> Bool {
+            container.contains(key) ? try container.decodeNil(forKey: key) : false
+        }
+        let clearsRepeat = try null(.repeatRule)
+        let clearsCatchUp = try null(.catchUp)
         /// A field that may be left out but not null: `decode` refuses a null, where `decodeIfPresent` would take it
         /// as left out.
         func field<T: Decodable>(_ key: CodingKeys, _ type: T.Type = T.self) throws -> T? {
             container.contains(key) ? try container.decode(T.self, forKey: key) : nil
         }
+        let (dateIsNull, dayIsNull) = (try null(.dueDate), try null(.dueDay))
+        let dueDate = dateIsNull ? nil : try field(.dueDate, Instant.self)?.date
+        let dueDay = dayIsNull ? nil : try field(.dueDay, CalendarDay.self)
         edit = ItemEdit(
             text: try field(.text),
             checked: try field(.checked),
-            dueDate: clearsDueDate ? nil : try field(.dueDate, Instant.self)?.date,
-            clearsDueDate: clearsDueDate,
+            dueDate: dueDate,
+            dueDay: dueDay,
+            // `"dueDate": null, "dueDay": "2027-01-15"` moves the due date to a day.
+            clearsDueDate: (dateIsNull || dayIsNull) && dueDate == nil && dueDay == nil,
             shouldRemind: try field(.shouldRemind),
             listID: try field(.listID),
             repeatRule: clearsRepeat ? nil : try field(.repeatRule),
@@ -53,7 +61,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             clearsCatchUp: clearsCatchUp
         )
         list = try field(.list)
-        let clearsWarnings = container.contains(.warnings) ? try container.decodeNil(forKey: .warnings) : false
+        let clearsWarnings = try null(.warnings)
         warnings = clearsWarnings ? [] : try field(.warnings)
     }
 
@@ -65,6 +73,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             try container.encodeNil(forKey: .dueDate)
         } else {
             try container.encodeIfPresent(edit.dueDate.map(Instant.init), forKey: .dueDate)
+            try container.encodeIfPresent(edit.dueDay, forKey: .dueDay)
         }
         try container.encodeIfPresent(edit.shouldRemind, forKey: .shouldRemind)
         if edit.clearsRepeat {

@@ -297,7 +297,8 @@ public struct ReminderBook: Sendable {
                         NewItem(
                             text: task.text,
                             listID: listID,
-                            dueDate: task.dueDate,
+                            dueDate: task.dueDay == nil ? task.dueDate : nil,
+                            dueDay: task.dueDay,
                             shouldRemind: task.shouldRemind,
                             repeatRule: task.repeatRule,
                             priority: task.priority,
@@ -362,7 +363,9 @@ public struct ReminderBook: Sendable {
             {
                 (edit.completedAt, changed) = (completedAt, true)
             }
-            if !sameSecond(item.dueDate, task.dueDate) {
+            if let day = task.dueDay {
+                if item.dueDay != day { (edit.dueDay, changed) = (day, true) }
+            } else if item.dueDay != nil || !sameSecond(item.dueDate, task.dueDate) {
                 if let due = task.dueDate { edit.dueDate = due } else { edit.clearsDueDate = true }
                 changed = true
             }

@@ -35,6 +35,7 @@ public enum StoreSchema {
                 + "calendar task they came from"
         ),
         Format(version: 6, change: "a checked-off item may say when it was completed (completedAt)"),
+        Format(version: 7, change: "an item may be due on a day without a time (dueDay)"),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version
@@ -49,6 +50,7 @@ extension ChecklistItem: StoredRecord {
         .init("checked", \.checked, .required),
         .init("completedAt", \.completedAt),
         .init("dueDate", \.dueDate),
+        .init("dueDay", \.dueDay),
         .init("shouldRemind", \.shouldRemind, .required),
         .init("createdAt", \.createdAt, .required),
         .init("updatedAt", \.updatedAt, .required),

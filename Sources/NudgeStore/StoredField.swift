@@ -91,6 +91,15 @@ extension CatchUp: StoredValue {
     }
 }
 
+extension CalendarDay: StoredValue {
+    static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp)
+        -> CalendarDay
+    {
+        guard let day = CalendarDay(iso: try reader.string(object)) else { throw .init() }
+        return day
+    }
+}
+
 extension Optional: StoredValue where Wrapped: StoredValue {
     var boxed: Wrapped.Box? { map(\.boxed) }
     init(unboxing box: Wrapped.Box?) { self = box.map(Wrapped.init(unboxing:)) }

@@ -80,7 +80,7 @@ enum Render {
     /// ID, check box, text, due (relative and absolute), then the repeat rule, a priority other than normal, and the
     /// pending or overdue mark.
     private static func itemRow(_ item: Components.Schemas.Item, look: Look) -> [Cell] {
-        let overdue = isOverdue(item, now: look.now)
+        let overdue = isOverdue(item, look: look)
         var notes: [(text: String, style: Terminal.Style)] = [(item._repeat.map { "↻ \($0)" } ?? "", .cyan)]
         switch item.priority {
         case .high: notes.append(("!high", .red))
@@ -96,15 +96,27 @@ enum Render {
             Cell(String(item.itemID), .dim),
             Cell(item.checked ? "[x]" : "[ ]"),
             Cell(oneLine(item.text), item.checked ? .dim : .plain),
-            Cell(item.dueDate.map { look.time.relativeAndShort($0.date) } ?? "", overdue ? .red : .plain),
+            Cell(
+                item.dueDay.map(look.time.relativeAndShort) ?? item.dueDate.map { look.time.relativeAndShort($0.date) }
+                    ?? "",
+                overdue ? .red : .plain
+            ),
             Cell(parts: notes),
         ]
     }
 
-    /// Unchecked and past its due instant with no reminder pending (a snoozed one is pending).
-    static func isOverdue(_ item: Components.Schemas.Item, now: Date) -> Bool {
-        guard !item.checked, let due = item.dueDate?.date else { return false }
-        return due < now && item.pendingDue == nil
+    /// Unchecked and past its due instant with no reminder pending (a snoozed one is pending); an item due on a day,
+    /// from the next day on.
+    static func isOverdue(_ item: Components.Schemas.Item, look: Look) -> Bool {
+        guard !item.checked else { return false }
+        if let day = item.dueDay { return day < look.time.today }
+        guard let due = item.dueDate?.date else { return false }
+        return due < look.now && item.pendingDue == nil
+    }
+
+    /// Where an item's due date sorts: an item due on a day at the day's start, before that day's timed items.
+    static func dueOrder(_ item: Components.Schemas.Item, look: Look) -> Date? {
+        item.dueDay.map { $0.start(in: look.time.timeZone) } ?? item.dueDate?.date
     }
 
     /// `show`: every field, dates in local time, with how far off they are.
@@ -113,8 +125,10 @@ enum Render {
         func date(_ value: Instant?, otherwise: String) -> String {
             value.map { "\(time.full($0.date)) (\(time.relative($0.date)))" } ?? otherwise
         }
-        var due = date(item.dueDate, otherwise: "no due date")
-        if isOverdue(item, now: look.now) { due += ", overdue" }
+        var due =
+            item.dueDay.map { "\(time.short($0)) (\(time.relative($0))), all day" }
+            ?? date(item.dueDate, otherwise: "no due date")
+        if isOverdue(item, look: look) { due += ", overdue" }
         var rows: [(String, String)] = [
             ("ID", String(item.itemID)),
             ("Text", oneLine(item.text)),
@@ -141,7 +155,7 @@ enum Render {
         }
         return table(
             rows.map {
-                [Cell($0.0 + ":", .bold), Cell($0.1, $0.0 == "Due" && isOverdue(item, now: look.now) ? .red : .plain)]
+                [Cell($0.0 + ":", .bold), Cell($0.1, $0.0 == "Due" && isOverdue(item, look: look) ? .red : .plain)]
             },
             flexible: 1,
             terminal: look.terminal
@@ -151,16 +165,26 @@ enum Render {
     /// What to tell someone whose item reminds but is due at an instant already past (further back than `--due
     /// now`): it is kept, but no reminder will fire for it. Nil when one is pending or has fired.
     static func pastDueNote(_ item: Components.Schemas.Item, look: Look) -> String? {
-        guard item.shouldRemind, !item.checked, let due = item.dueDate?.date, item.pendingDue == nil,
+        // A day reminds at 09:00 of it in nudged's zone, which is this one wherever people use the command line.
+        let due =
+            item.dueDay.map { $0.instant(at: ChecklistItem.dayReminderTime, in: look.time.timeZone) }
+            ?? item.dueDate?.date
+        guard item.shouldRemind, !item.checked, let due, item.pendingDue == nil,
             (item.lastFiredAt?.date).map({ $0 < due }) ?? true
         else { return nil }
+        if let day = item.dueDay {
+            let hour = ChecklistItem.dayReminderTime
+            return "note: item \(item.itemID) is due \(look.time.relative(day)), \(look.time.short(day)), and a day "
+                + "reminds at \(hour / 3600):\(String(hour % 3600 / 60 + 100).dropFirst()) of it, which has passed, "
+                + "so no reminder will fire for it; give a time, like \"in 10m\", to be reminded"
+        }
         return "note: item \(item.itemID) is due \(look.time.full(due)) (\(look.time.relative(due))), which has "
             + "passed, so no reminder will fire for it; give a time ahead, like \"in 10m\", or \"now\""
     }
 
     /// What to tell someone who gave an item warnings but no due date: they count back from one.
     static func warningsWithoutDueNote(_ item: Components.Schemas.Item) -> String? {
-        guard item.warnings?.isEmpty == false, item.dueDate == nil else { return nil }
+        guard item.warnings?.isEmpty == false, item.dueDate == nil, item.dueDay == nil else { return nil }
         return "note: item \(item.itemID) has no due date, so its warnings will not fire until it has one "
             + "(nudge edit \(item.itemID) --due WHEN)"
     }

@@ -69,6 +69,46 @@ import Testing
         #expect(pending.stdout.hasPrefix("in 18h · Sat 21 Nov 09:00  #1  abcdef"), "\(pending)")
     }
 
+    /// `--due` with a day and no time keeps the day: on the wire (`dueDay`, no `dueDate`), in `ls` and `show`, in
+    /// the export (`DUE;VALUE=DATE`). It is overdue from the next day, sorts before that day's timed items, and
+    /// reminds at 09:00 of it in nudged's zone; added for today after 09:00, nudge says no reminder will fire.
+    @Test func aDayWithoutATimeIsShownAsADayOverdueFromTheNextAndSortedFirst() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let daemon = try await Daemon(
+            sandbox,
+            clock: .manual(try #require(date(Self.start))),
+            environment: ProcessInfo.processInfo.environment.merging(["TZ": "UTC"]) { $1 }
+        )
+        defer { daemon.stop() }
+        for (text, due) in [("taxes", "sat"), ("call", "sat 08:00"), ("bills", "2026-11-19"), ("rent", "fri")] {
+            #expect(try await nudge(["add", text, "--due", due], sandbox).status == 0)
+        }
+        let taxes = try await nudge(["show", "1", "--json"], sandbox)
+        let item = try #require(try JSONSerialization.jsonObject(with: Data(taxes.stdout.utf8)) as? [String: Any])
+        #expect(item["dueDay"] as? String == "2026-11-21" && item["dueDate"] == nil, "\(taxes)")
+        #expect(item["pendingDue"] as? String == "2026-11-21T09:00:00.000Z", "\(taxes)")
+        let today = try await nudge(["add", "sweep", "--due", "today"], sandbox)
+        #expect(today.stderr.contains("is due today, Fri 20 Nov, and a day reminds at 9:00 of it"), "\(today)")
+
+        let plain = try await nudge(["ls", "--sort", "due"], sandbox)
+        let lines = plain.stdout.split(separator: "\n").dropFirst().map(String.init)
+        #expect(lines.compactMap { Int($0.split(separator: " ").first ?? "") } == [3, 4, 5, 1, 2], "\(plain)")
+        #expect(lines[0].contains("bills  yesterday · Thu 19 Nov 2026") && lines[0].hasSuffix("overdue"), "\(plain)")
+        #expect(lines[1].contains("rent   today · Fri 20 Nov") && !lines[1].contains("overdue"), "\(plain)")
+        #expect(lines[3].contains("taxes  tomorrow · Sat 21 Nov "), "\(plain)")
+        let overdue = try await nudge(["ls", "--overdue"], sandbox)
+        #expect(overdue.stdout.split(separator: "\n").dropFirst().count == 1 && overdue.stdout.contains("bills"))
+        let shown = try await nudge(["show", "1"], sandbox)
+        #expect(shown.stdout.contains("Due:            Sat 21 Nov (tomorrow), all day\n"), "\(shown)")
+
+        let export = try await nudge(["export"], sandbox)
+        #expect(export.stdout.contains("SUMMARY:taxes\r\n") && export.stdout.contains("DUE;VALUE=DATE:20261121\r\n"))
+        #expect(try await nudge(["edit", "1", "--due", "sat 10:00"], sandbox).status == 0)
+        let timed = try await nudge(["show", "1", "--json"], sandbox)
+        #expect(timed.stdout.contains("\"dueDate\"") && !timed.stdout.contains("\"dueDay\""), "\(timed)")
+    }
+
     /// `nudge` against the sandbox in UTC, its output to a pipe.
     private func nudge(_ arguments: [String], _ sandbox: Sandbox, environment: [String: String] = [:]) async throws
         -> CommandResult

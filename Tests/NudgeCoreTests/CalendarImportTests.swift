@@ -153,14 +153,62 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         )
     }
 
-    @Test func aDayWithoutATimeIsDueAt9AndAZoneNudgeDoesNotKnowIsLocalTimeSaidSo() throws {
+    @Test func aDayWithoutATimeIsKeptAsADayAndAZoneNudgeDoesNotKnowIsLocalTimeSaidSo() throws {
         let read = try tasks(
             "BEGIN:VTODO\r\nSUMMARY:A\r\nDUE;VALUE=DATE:20270302\r\nEND:VTODO\r\nBEGIN:VTODO\r\nSUMMARY:B\r\n"
                 + "DUE;TZID=W. Europe Standard Time:20270302T100000\r\nEND:VTODO\r\n"
         )
+        #expect(read.tasks.map(\.dueDay) == [CalendarDay(year: 2027, month: 3, day: 2), nil])
+        // A's reminder: 09:00 that day in Berlin (08:00Z).
         #expect(read.tasks.map(\.dueDate) == [1_803_974_400, 1_803_978_000].map(Date.init(timeIntervalSince1970:)))
-        #expect(read.tasks[0].notes == ["DUE is a day without a time: taken as 09:00 that day"])
+        #expect(read.tasks[0].notes == [])
         #expect(read.tasks[1].notes.first?.contains("\"W. Europe Standard Time\" is not a zone name") == true)
+    }
+
+    /// RFC 5545 §3.8.6.3: an alarm counts from a DATE's start. nudge reminds at 09:00 of the day, so an alarm at the
+    /// start is a warning 9 hours before, and one at 09:00 (`PT9H`) is the reminder; an export says the same, and
+    /// reads back unchanged.
+    @Test func aDaysAlarmsCountFromItsStartAndItsExportKeepsTheDay() throws {
+        let read = try tasks(
+            "BEGIN:VTODO\r\nUID:day@example\r\nSUMMARY:taxes\r\nDUE;VALUE=DATE:20270302\r\nBEGIN:VALARM\r\n"
+                + "ACTION:DISPLAY\r\nTRIGGER;RELATED=END:PT0S\r\nEND:VALARM\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\n"
+                + "TRIGGER;RELATED=END:-PT15H\r\nEND:VALARM\r\nEND:VTODO\r\n"
+        )
+        let task = try #require(read.tasks.first)
+        #expect(task.shouldRemind && task.warnings == [86_400, 9 * 3600])
+
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.importTasks(read.tasks, into: 1)
+        let item = try #require(book.library.item(id: 1))
+        #expect(item.dueDay == CalendarDay(year: 2027, month: 3, day: 2))
+        #expect(book.scheduler.pendingReminder(for: 1)?.due == Date(timeIntervalSince1970: 1_803_974_400))
+        let file = book.calendarDocument()
+        #expect(file.contains("DUE;VALUE=DATE:20270302\r\n"))
+        #expect(file.contains("TRIGGER;RELATED=END:-PT15H\r\n") && file.contains("TRIGGER;RELATED=END:PT0S\r\n"))
+        #expect(file.contains("TRIGGER;RELATED=END:PT9H\r\n"))
+
+        let (exported, _) = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones)
+        let (results, outcome) = try book.importTasks(exported, into: 1)
+        #expect(results.map(\.outcome) == [.unchanged] && outcome.isEmpty, "\(results)")
+
+        // The same task due at a time is a change of the item, and back to the day again.
+        let timed = try tasks(
+            "BEGIN:VTODO\r\nUID:day@example\r\nSUMMARY:taxes\r\nDUE:20270302T080000Z\r\nEND:VTODO\r\n"
+        )
+        #expect(try book.importTasks(timed.tasks, into: 1).0.map(\.outcome) == [.updated])
+        #expect(book.library.item(id: 1)?.dueDay == nil)
+        #expect(try book.importTasks(read.tasks, into: 1).0.map(\.outcome) == [.updated])
+        #expect(book.library.item(id: 1)?.dueDay == CalendarDay(year: 2027, month: 3, day: 2))
+    }
+
+    @Test func aRepeatingTaskDueOnADayRepeatsAt9AndSaysSo() throws {
+        let read = try tasks(
+            "BEGIN:VTODO\r\nSUMMARY:water\r\nDUE;VALUE=DATE:20270302\r\nRRULE:FREQ=WEEKLY\r\nEND:VTODO\r\n"
+        )
+        let task = try #require(read.tasks.first)
+        #expect(task.dueDay == nil && task.repeatRule != nil)
+        #expect(task.notes.contains("DUE is a day without a time: the repeat is due at 09:00 on its days"))
     }
 
     @Test func eventsTasksWithoutASummaryAndRepeatedUIDsAreSkippedWithWhy() throws {
@@ -314,7 +362,8 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         // Last Sunday of March and of October (week 5: -1SU), at 02:00 and 03:00 of the time before.
         let berlinSeasons = try #require(zones.seasons(named: "Europe/Berlin", from: t0))
         #expect(
-            berlinSeasons.standard.start == ZoneSeasons.Onset(month: 10, week: 5, weekday: 0, secondsAfterMidnight: 10_800)
+            berlinSeasons.standard.start
+                == ZoneSeasons.Onset(month: 10, week: 5, weekday: 0, secondsAfterMidnight: 10_800)
         )
         #expect(berlinSeasons.daylight?.utcOffset == 7200 && berlinSeasons.daylight?.utcOffsetBefore == 3600)
         // Half an hour of daylight time.

@@ -516,4 +516,27 @@ struct TimeInputTests {
         let error = #expect(throws: ModelError.self) { try parse("") }
         #expect(error?.description.hasPrefix("cannot read \"\" as a time: it is empty; try ") == true)
     }
+
+    /// `parseDue`: a day named without a time stays a day; a time, an offset or `tonight` makes an instant. A weekday
+    /// said on that weekday is today (a day item is due all day), `next` skips it.
+    @Test func aDueDateWithoutATimeIsADay() throws {
+        let reader = TimeInput(
+            now: try instant(friday),
+            timeZone: try #require(TimeZone(identifier: "America/New_York"))
+        )
+        func day(_ text: String) throws -> String? { try reader.parseDue(text).day?.iso }
+        #expect(try day("fri") == "2026-11-20")
+        #expect(try day("next fri") == "2026-11-27")
+        #expect(try day("mon") == "2026-11-23")
+        #expect(try day("today") == "2026-11-20")
+        #expect(try day("tomorrow") == "2026-11-21")
+        #expect(try day("dec 1") == "2026-12-01")
+        #expect(try day("2026-12-01") == "2026-12-01")
+        #expect(try day("Sat 21 Nov") == "2026-11-21")
+        for timed in ["fri 9", "tonight", "today at noon", "in 2d", "now", "2026-12-01T09:00", "17:00", "dec 1 9:30"] {
+            #expect(try reader.parseDue(timed).instant != nil, "\(timed)")
+        }
+        // `parse` still reads a day as 09:00 of it (a snooze, a --due-before).
+        #expect(utc(try reader.parse("dec 1")) == "2026-12-01T14:00:00Z")
+    }
 }

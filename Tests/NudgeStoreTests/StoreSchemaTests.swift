@@ -19,6 +19,7 @@ extension NudgeStoreTests {
             checked: true,
             completedAt: instant - 30,
             dueDate: instant + 3600,
+            dueDay: CalendarDay(year: 2027, month: 3, day: 28),
             shouldRemind: true,
             createdAt: instant - 86_400,
             updatedAt: instant - 60,

@@ -6,8 +6,9 @@
 ZONE is the zone floating times are read in (nudged's). For each VTODO: uid, summary, done (STATUS COMPLETED or
 CANCELLED, a COMPLETED, or PERCENT-COMPLETE 100, as RFC 5545 lets a program say it), completed (its COMPLETED as a
 UTC instant), priority (high 1-4, low 6-9, else normal), due (a UTC instant) or dueDay (a date-only DUE), rrule
-(its due dates expanded by dateutil from DUE, in `compare`), and alarms (seconds before the due
-instant of each alarm at or before it, RELATED=START taken from DTSTART); a file icalendar cannot read prints
+(its due dates expanded by dateutil from DUE, in `compare`), and alarms (seconds before the instant nudge reminds
+at, the due instant or 09:00 of the due day, of each alarm at or before it; RELATED=START taken from DTSTART, and a
+date's alarms counted from its start, RFC 5545 §3.8.6.3); a file icalendar cannot read prints
 {"error": why}. `compare` reads a manifest of files nudge imported and exported (CorpusTests) and prints what the
 exports say differently from the files.
 """
@@ -36,8 +37,14 @@ def text(value):
     return value.isoformat().replace("+00:00", "Z") if value is not None else None
 
 
-def alarms(todo, due, start, zone):
-    """Seconds before the due instant of each alarm at or before it, longest first."""
+def day_start(value, zone):
+    """The first instant of a date in `zone` (a date's alarms count from it)."""
+    return datetime.datetime(value.year, value.month, value.day, tzinfo=zone).astimezone(UTC)
+
+
+def alarms(todo, due, end, start, zone):
+    """Seconds before `due` (where nudge reminds) of each alarm at or before it, longest first; RELATED=END counts
+    from `end`, the DUE as a date-time or a date's start."""
     if due is None:
         return []
     leads = set()
@@ -47,7 +54,7 @@ def alarms(todo, due, start, zone):
             continue
         if isinstance(trigger.dt, datetime.timedelta):
             related = trigger.params.get("RELATED", "START").upper()
-            base = due if related == "END" else start
+            base = end if related == "END" else start
             if base is None:
                 continue
             when = base + trigger.dt
@@ -80,6 +87,12 @@ def task(todo, zone):
     start_value = todo.get("DTSTART")
     due = instant(due_value.dt, zone) if due_value is not None else None
     start = instant(start_value.dt, zone) if start_value is not None else None
+    if start_value is not None and start is None:
+        start = day_start(start_value.dt, zone)
+    due_day = due_value.dt if due_value is not None and due is None else None
+    # nudge reminds at 09:00 of a due day, in nudged's zone.
+    reminds = due if due_day is None else day_start(due_day, zone) + datetime.timedelta(hours=9)
+    end = due if due_day is None else day_start(due_day, zone)
     if due is None and start is not None and "DURATION" in todo:
         due = start + todo["DURATION"].dt
     result = {
@@ -89,9 +102,9 @@ def task(todo, zone):
         "completed": text(completed_at) if done else None,
         "priority": "high" if 1 <= number <= 4 else "low" if 6 <= number <= 9 else "normal",
         "due": text(due),
-        "dueDay": due_value.dt.isoformat() if due_value is not None and due is None else None,
+        "dueDay": due_day.isoformat() if due_day is not None else None,
         "rrule": todo["RRULE"].to_ical().decode() if "RRULE" in todo and not isinstance(todo["RRULE"], list) else None,
-        "alarms": alarms(todo, due, start, zone),
+        "alarms": alarms(todo, reminds, end, start, zone),
     }
     return result
 
@@ -110,7 +123,7 @@ def series(todo, zone):
     if isinstance(due.dt, datetime.datetime):
         anchor = due.dt if due.dt.tzinfo is not None else due.dt.replace(tzinfo=zone)
     else:
-        # nudge keeps no days yet (date-only items, issue 44): a day is due at 09:00 local time on it.
+        # nudge keeps a series as instants: a repeating task due on a day repeats at 09:00 on its days.
         anchor = datetime.datetime(due.dt.year, due.dt.month, due.dt.day, 9, tzinfo=zone)
     found = dateutil_rrule.rruleset()
     for rule in todo["RRULE"] if isinstance(todo["RRULE"], list) else [todo["RRULE"]]:
@@ -174,16 +187,13 @@ def compare(zone, original_path, export_path, import_path):
                 problems.append(f"{where}: from {text(first)} the file's {o['rrule']} gives {expected}, the export's "
                                 f"{e['rrule']} {got}")
         elif o["dueDay"] is not None:
-            # nudge keeps no days yet (date-only items, issue 44): a day is due at 09:00 local time on it.
-            day = datetime.date.fromisoformat(o["dueDay"])
-            nine = text(datetime.datetime(day.year, day.month, day.day, 9, tzinfo=zone).astimezone(UTC))
-            if e["due"] != nine:
-                problems.append(f"{where}: due on {o['dueDay']} became due at {e['due']}, not 09:00 that day")
+            if e["dueDay"] != o["dueDay"]:
+                problems.append(f"{where}: due on {o['dueDay']} became due {e['dueDay'] or e['due']}")
         elif o["due"] != e["due"]:
             problems.append(f"{where}: due {o['due']} became {e['due']}")
         # nudge reminds at the due instant when a task has any alarm at or before it, and warns at the others.
         expected_alarms = sorted(set(o["alarms"]) | {0.0}, reverse=True) if o["alarms"] else []
-        if o["due"] is not None and not kept_rule and expected_alarms != e["alarms"]:
+        if (o["due"] or o["dueDay"]) is not None and not kept_rule and expected_alarms != e["alarms"]:
             problems.append(f"{where}: alarms {o['alarms']} became {e['alarms']}")
     return compared, problems
 

@@ -3,8 +3,9 @@ import NudgeCalendar
 
 /// Items as iCalendar tasks (RFC 5545 VTODO) and back, for `nudge export` and `nudge import`.
 ///
-/// An item is a VTODO: UID (`uid(of:storeID:)`), SUMMARY, DUE, STATUS (and COMPLETED), PRIORITY, if it reminds a
-/// VALARM at the due instant and one per advance warning before it, RRULE where its repeat rule has an exact
+/// An item is a VTODO: UID (`uid(of:storeID:)`), SUMMARY, DUE (a date, `DUE;VALUE=DATE`, for an item due on a day),
+/// STATUS (and COMPLETED), PRIORITY, if it reminds a VALARM at the due instant (09:00 of a day: `PT9H` after its
+/// start) and one per advance warning before it, RRULE where its repeat rule has an exact
 /// one (`RecurrenceRuleMapping`), and `X-NUDGE-ONCALENDAR`, the repeat rule as nudge holds it, always. Reading
 /// back, `X-NUDGE-ONCALENDAR` wins over RRULE.
 public enum CalendarInterchange {
@@ -93,12 +94,22 @@ public enum CalendarInterchange {
                 }
                 if let start { lines += ["DTSTART" + start, "DUE" + start, "RRULE:" + rule] }
             }
-            if start == nil { lines.append("DUE:" + utc(due)) }
+            if let day = item.dueDay {
+                lines.append("DUE;VALUE=DATE:" + day.iso.filter(\.isNumber))
+            } else if start == nil {
+                lines.append("DUE:" + utc(due))
+            }
         }
         if let rule = item.repeatRule { lines.append("X-NUDGE-ONCALENDAR:" + ICalendarText.escaped(rule)) }
         // Warnings come with the reminder: without it they never fire.
         if item.dueDate != nil, item.shouldRemind {
-            for trigger in item.warnings.map({ "-" + DurationText.iso8601($0.rounded()) }) + ["PT0S"] {
+            // Counted from DUE; a day's DUE is its start (RFC 5545 §3.8.6.3), and nudge reminds at 09:00 of it.
+            let fromDue = item.dueDay == nil ? 0 : TimeInterval(ChecklistItem.dayReminderTime)
+            let triggers = (item.warnings.map { $0.rounded() } + [0]).map { lead in
+                let offset = fromDue - lead
+                return (offset < 0 ? "-" : "") + DurationText.iso8601(abs(offset))
+            }
+            for trigger in triggers {
                 lines += [
                     "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + text, "TRIGGER;RELATED=END:" + trigger,
                     "END:VALARM",
@@ -170,8 +181,8 @@ public enum CalendarInterchange {
     // MARK: Reading
 
     /// The tasks of a document, and what was skipped (events, journals, tasks without a summary, a UID seen
-    /// before). Floating and date-only times are read in `timeZone`; a task due on a day, without a time, is due
-    /// at 09:00 that day. A component outside any VCALENDAR is read as if inside one. Anything out of shape is an
+    /// before). Floating and date-only times are read in `timeZone`; a task due on a day, without a time, is due on
+    /// that day (reminding at 09:00 of it), and alarms count from the day's start. A component outside any VCALENDAR is read as if inside one. Anything out of shape is an
     /// error naming the line, and nothing is read.
     public static func tasks(in text: String, timeZone: TimeZone, zones: ZoneRulesStore) throws(ModelError) -> (
         tasks: [CalendarTask], skipped: [CalendarImportResult]
@@ -249,6 +260,9 @@ public enum CalendarInterchange {
                 notes.append("\(error.description): left out, and the task read without a start")
             }
         }
+        // A day without a time: a due day, and the start alarms count from (RFC 5545 §3.8.6.3).
+        let dueDay = component.property("DUE").flatMap(day(of:))
+        let startDay = start == nil ? nil : component.property("DTSTART").flatMap(day(of:))
         // A task may give its due instant as a duration from its start instead (RFC 5545 §3.6.2).
         var due = dueProperty
         if due == nil, let start, let duration = component.property("DURATION") {
@@ -298,7 +312,8 @@ public enum CalendarInterchange {
         try readAlarms(
             component,
             into: &task,
-            start: start?.instant,
+            dueStart: dueDay?.start(in: timeZone),
+            start: startDay?.start(in: timeZone) ?? start?.instant,
             startUnreadable: startUnreadable,
             timeZone: timeZone,
             zones: zones,
@@ -313,8 +328,22 @@ public enum CalendarInterchange {
             zones: zones,
             notes: &notes
         )
+        if let dueDay {
+            if task.repeatRule == nil {
+                task.dueDay = dueDay
+            } else {
+                notes.append("DUE is a day without a time: the repeat is due at 09:00 on its days")
+            }
+        }
         task.notes = notes
         return task
+    }
+
+    /// The day a DATE value names (`20270115`, RFC 5545 §3.3.4); nil for a date-time or a value out of shape.
+    private static func day(of property: ICalendarProperty) -> CalendarDay? {
+        let value = property.value.trimmingCharacters(in: .whitespaces)
+        guard value.utf8.count == 8, value.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return CalendarDay(iso: "\(value.prefix(4))-\(value.dropFirst(4).prefix(2))-\(value.suffix(2))")
     }
 
     /// A DATE-TIME or DATE value: UTC (`Z`), in the zone TZID names, or floating (read in `timeZone`); its wall-time
@@ -350,9 +379,14 @@ public enum CalendarInterchange {
                     + "20261201"
             )
         }
-        var (hour, minute, second) = (9, 0, 0)
+        var (hour, minute, second) = (
+            ChecklistItem.dayReminderTime / 3600, ChecklistItem.dayReminderTime % 3600 / 60, 0
+        )
         if dateOnly {
-            notes.append("\(property.name) is a day without a time: taken as 09:00 that day")
+            // A due day is kept as a day (`task`); any other date is read as its time for reminding.
+            if property.name != "DUE" {
+                notes.append("\(property.name) is a day without a time: taken as 09:00 that day")
+            }
         } else {
             guard let h = number(9..<11), let m = number(11..<13), let s = number(13..<15), h < 24, m < 60, s < 61
             else {
@@ -421,6 +455,7 @@ public enum CalendarInterchange {
     private static func readAlarms(
         _ component: ICalendarComponent,
         into task: inout CalendarTask,
+        dueStart: Date?,
         start: Date?,
         startUnreadable: Bool,
         timeZone: TimeZone,
@@ -460,7 +495,8 @@ public enum CalendarInterchange {
                     notes.append("line \(trigger.line): an alarm counted from the start nudge cannot read: left out")
                     continue
                 }
-                instant = (fromEnd ? due : start ?? due) + seconds
+                let end = dueStart ?? due
+                instant = (fromEnd ? end : start ?? end) + seconds
             }
             leads.append(due.timeIntervalSince(instant))
         }

@@ -7,7 +7,10 @@ public struct CalendarTask: Sendable, Equatable {
     public var line: Int
     public var uid: String?
     public var text: String
+    /// Its due instant; for a task due on a day, the day at `ChecklistItem.dayReminderTime` (when nudge reminds).
     public var dueDate: Date?
+    /// The day it is due on, for a date-only DUE (and no repeat, whose occurrences nudge keeps as instants).
+    public var dueDay: CalendarDay?
     public var checked: Bool
     /// When it was completed (its COMPLETED), if it is and says so.
     public var completedAt: Date?

@@ -9,7 +9,12 @@ public struct ChecklistItem: Sendable, Equatable {
     /// When it was checked off: the moment of `done`, or what an imported task says (its COMPLETED). Nil while it is
     /// open, and for an item checked off before nudge kept this (store format 5 and older).
     public var completedAt: Date?
+    /// When it is due, and when its reminder fires. For an item due on a day (`dueDay`), the day at
+    /// `dayReminderTime` in nudged's zone at the change that set the day.
     public var dueDate: Date?
+    /// The day it is due on, when it was given a day and no time (`--due fri`, `DUE;VALUE=DATE`): it is due all that
+    /// day and overdue from the next. Never with a repeat rule, whose occurrences are instants.
+    public var dueDay: CalendarDay?
     public var shouldRemind: Bool
     public var createdAt: Date
     public var updatedAt: Date
@@ -44,6 +49,7 @@ public struct ChecklistItem: Sendable, Equatable {
         checked: Bool = false,
         completedAt: Date? = nil,
         dueDate: Date? = nil,
+        dueDay: CalendarDay? = nil,
         shouldRemind: Bool = false,
         createdAt: Date,
         updatedAt: Date? = nil,
@@ -62,6 +68,7 @@ public struct ChecklistItem: Sendable, Equatable {
         self.checked = checked
         self.completedAt = completedAt
         self.dueDate = dueDate
+        self.dueDay = dueDay
         self.shouldRemind = shouldRemind
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
@@ -84,6 +91,16 @@ public struct ChecklistItem: Sendable, Equatable {
         } else if !wasChecked {
             completedAt = instant
         }
+    }
+
+    /// When an item due on a day reminds: 09:00 of the day, the hour a day alone has always meant in nudge
+    /// (`TimeInput`). (The daily digest of date-only items, which is to replace a reminder each, is not built yet.)
+    public static let dayReminderTime = 9 * 3600
+
+    /// Sets the due date to `day` at `dayReminderTime` in `zone`.
+    mutating func setDueDay(_ day: CalendarDay, in zone: TimeZone) {
+        dueDay = day
+        dueDate = day.instant(at: Self.dayReminderTime, in: zone)
     }
 
     /// When its reminder fires: at the snoozed instant if it was snoozed, else at the due date.

@@ -245,12 +245,13 @@ public struct ChecklistLibrary: Sendable, Equatable {
     }
 
     /// A change that adds an item with the next item ID. With a repeat rule, the due date is the rule's first
-    /// occurrence at or after `dueDate` (or after `now`).
+    /// occurrence at or after `dueDate` or the start of `dueDay` (or after `now`).
     public func makeAddItem(_ new: NewItem, now: Date, timeZone: TimeZone = .current, zones: ZoneRulesStore)
         throws(ModelError)
         -> ChecklistChange
     {
         guard list(id: new.listID) != nil else { throw .unknownList(new.listID) }
+        if let dueDate = new.dueDate, let dueDay = new.dueDay { throw .dueTwice(dueDate, dueDay) }
         var item = ChecklistItem(
             itemID: nextItemID,
             text: try validText(new.text),
@@ -265,11 +266,13 @@ public struct ChecklistLibrary: Sendable, Equatable {
         if let repeatRule = new.repeatRule {
             (item.repeatRule, item.dueDate) = try Self.startSeries(
                 repeatRule,
-                from: new.dueDate,
+                from: new.dueDate ?? new.dueDay?.start(in: timeZone),
                 now: now,
                 in: timeZone,
                 zones: zones
             )
+        } else if let dueDay = new.dueDay {
+            item.setDueDay(dueDay, in: timeZone)
         }
         return .putItem(item, listID: new.listID)
     }
@@ -291,15 +294,23 @@ public struct ChecklistLibrary: Sendable, Equatable {
             throw .unknownItem(itemID)
         }
         let wasChecked = item.checked
+        if let dueDate = edit.dueDate, let dueDay = edit.dueDay { throw .dueTwice(dueDate, dueDay) }
         if let listID = edit.listID, list(id: listID) == nil { throw .unknownList(listID) }
         if let text = edit.text { item.text = try validText(text) }
         if let checked = edit.checked { item.checked = checked }
-        if edit.clearsDueDate { item.dueDate = nil } else if let dueDate = edit.dueDate { item.dueDate = dueDate }
+        if edit.clearsDueDate {
+            (item.dueDate, item.dueDay) = (nil, nil)
+        } else if let dueDate = edit.dueDate {
+            (item.dueDate, item.dueDay) = (dueDate, nil)
+        } else if let dueDay = edit.dueDay {
+            item.setDueDay(dueDay, in: timeZone)
+        }
+        let newDue = edit.dueDate != nil || edit.dueDay != nil
         if let shouldRemind = edit.shouldRemind { item.shouldRemind = shouldRemind }
         if let priority = edit.priority { item.priority = priority }
         // A new due date or rule says when to be reminded: it ends a snooze. So do checking off and switching
         // reminding off, and a snoozed instant already past is spent: left behind, it would hide the due date.
-        if edit.dueDate != nil || edit.clearsDueDate || edit.repeatRule != nil || edit.clearsRepeat || item.checked
+        if newDue || edit.clearsDueDate || edit.repeatRule != nil || edit.clearsRepeat || item.checked
             || !item.shouldRemind || (item.snoozedUntil.map { $0 <= now } ?? false)
         {
             item.snoozedUntil = nil
@@ -310,14 +321,16 @@ public struct ChecklistLibrary: Sendable, Equatable {
         if edit.clearsRepeat || (edit.clearsDueDate && edit.repeatRule == nil) {
             item.repeatRule = nil
             item.completedThrough = nil
-        } else if let rule = edit.repeatRule ?? (edit.dueDate != nil ? item.repeatRule : nil) {
+        } else if let rule = edit.repeatRule ?? (newDue ? item.repeatRule : nil) {
+            // A series is due at its occurrences: a day given with it is where the series starts.
             (item.repeatRule, item.dueDate) = try Self.startSeries(
                 rule,
-                from: edit.dueDate,
+                from: edit.dueDate ?? edit.dueDay?.start(in: timeZone),
                 now: now,
                 in: timeZone,
                 zones: zones
             )
+            item.dueDay = nil
         }
         if edit.checked == true, let rule = item.repeatRule, item.dueDate != nil {
             item = try Self.completingOccurrence(of: item, rule: rule, in: timeZone, zones: zones)

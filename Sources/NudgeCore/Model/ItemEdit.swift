@@ -9,6 +9,8 @@ public struct ItemEdit: Sendable, Hashable {
     public var completedAt: Date?
     /// A new due date. To remove the due date, set `clearsDueDate` instead.
     public var dueDate: Date?
+    /// A new due day, without a time, instead of `dueDate` (one or the other; both are refused).
+    public var dueDay: CalendarDay?
     public var clearsDueDate: Bool
     public var shouldRemind: Bool?
     /// Moves the item to another list.
@@ -28,6 +30,7 @@ public struct ItemEdit: Sendable, Hashable {
         checked: Bool? = nil,
         completedAt: Date? = nil,
         dueDate: Date? = nil,
+        dueDay: CalendarDay? = nil,
         clearsDueDate: Bool = false,
         shouldRemind: Bool? = nil,
         listID: Int? = nil,
@@ -42,6 +45,7 @@ public struct ItemEdit: Sendable, Hashable {
         self.checked = checked
         self.completedAt = completedAt
         self.dueDate = dueDate
+        self.dueDay = dueDay
         self.clearsDueDate = clearsDueDate
         self.shouldRemind = shouldRemind
         self.listID = listID

@@ -26,6 +26,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidWarning = "invalid_warning"
         case itemChecked = "item_checked"
         case calendarNotUnderstood = "calendar_not_understood"
+        /// A due date given both as an instant and as a day.
+        case invalidDue = "invalid_due"
     }
 
     public let code: Code
@@ -94,6 +96,15 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         return ModelError(
             code: .timeNotUnderstood,
             description: "cannot read \"\(input)\" as a time: \(why); \(timeExamples)"
+        )
+    }
+
+    /// A change that gives both a due instant and a due day.
+    public static func dueTwice(_ instant: Date, _ day: CalendarDay) -> ModelError {
+        ModelError(
+            code: .invalidDue,
+            description: "the item is given a due instant (\(InstantFormat.format(instant))) and a due day (\(day)); "
+                + "give one: a day alone is due all that day"
         )
     }
 

@@ -6,6 +6,9 @@ public struct NewItem: Sendable, Hashable {
     public var text: String
     public var listID: Int
     public var dueDate: Date?
+    /// A day without a time, instead of `dueDate` (one or the other; both are refused). With a repeat rule, the day
+    /// the series starts on.
+    public var dueDay: CalendarDay?
     public var shouldRemind: Bool
     /// A systemd calendar expression: the item recurs, due at the rule's first occurrence at or after `dueDate`.
     public var repeatRule: String?
@@ -21,6 +24,7 @@ public struct NewItem: Sendable, Hashable {
         text: String,
         listID: Int,
         dueDate: Date? = nil,
+        dueDay: CalendarDay? = nil,
         shouldRemind: Bool = false,
         repeatRule: String? = nil,
         priority: Priority = .normal,
@@ -31,6 +35,7 @@ public struct NewItem: Sendable, Hashable {
         self.text = text
         self.listID = listID
         self.dueDate = dueDate
+        self.dueDay = dueDay
         self.shouldRemind = shouldRemind
         self.repeatRule = repeatRule
         self.priority = priority

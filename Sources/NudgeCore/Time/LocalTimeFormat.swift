@@ -61,6 +61,34 @@ public struct LocalTimeFormat: Sendable {
             + "\(Self.two(p.hour)):\(Self.two(p.minute))\(offset)"
     }
 
+    /// `Fri 15 Jan`, a day without a time; with the year as `short` shows it.
+    public func short(_ day: CalendarDay) -> String {
+        let (year, month, dayOfMonth) = day.civil
+        let today = parts(now)
+        let shownYear = year == today.year && day.days >= today.days ? "" : " \(year)"
+        return
+            "\(Self.weekdays[LocalTime.weekday(ofDays: day.days)]) \(dayOfMonth) \(Self.months[month - 1])\(shownYear)"
+    }
+
+    /// `today`, `tomorrow`, `yesterday`, `in 3d`, `2d ago`: how far a day is from today.
+    public func relative(_ day: CalendarDay) -> String {
+        switch day.days - parts(now).days {
+        case 0: "today"
+        case 1: "tomorrow"
+        case -1: "yesterday"
+        case let ahead where ahead > 0: "in \(ahead)d"
+        case let behind: "\(-behind)d ago"
+        }
+    }
+
+    /// `tomorrow · Fri 15 Jan`.
+    public func relativeAndShort(_ day: CalendarDay) -> String {
+        "\(relative(day)) · \(short(day))"
+    }
+
+    /// The day it is today.
+    public var today: CalendarDay { CalendarDay(containing: now, in: timeZone) }
+
     /// `in 2h 5m · Sat 21 Nov 17:00`, `3d 4h ago · Wed 18 Nov 09:00`: how far, then when.
     public func relativeAndShort(_ date: Date) -> String {
         "\(relative(date)) · \(short(date))"

@@ -17,7 +17,8 @@ import Foundation
 ///   - Times are `H:MM`, `HH:MM[:SS]`, `9am`, `9 am`, `9:30pm`, `noon`, `midnight` (00:00, the start of that
 ///     day), `eod` (17:00, the end of a working day); `12am` is 00:00 and `12pm` is 12:00. After a day, a bare
 ///     hour is on the 24-hour clock: `tomorrow 9` is 09:00, `fri 17` is 17:00.
-///   - A day without a time means 09:00 on that day. `today` and an ISO date may therefore be in the past.
+///   - A day without a time means 09:00 on that day (`ChecklistItem.dayReminderTime`); `parseDue` keeps it a day.
+///     `today` and an ISO date may therefore be in the past.
 ///   - A time without a day is its next occurrence: today if that instant is still strictly after `now`,
 ///     otherwise tomorrow.
 ///   - A weekday is its next occurrence: today counts only if the resulting instant is still strictly after
@@ -49,7 +50,30 @@ public struct TimeInput: Sendable {
     /// The longest input `parse` reads; what people type is far shorter.
     public static let maximumLength = 200
 
+    /// What a person typed for a due date: an instant, or a day (`on`) where they named a day and no time.
+    public enum Due: Sendable, Equatable {
+        case at(Date)
+        case on(CalendarDay)
+
+        public var instant: Date? { if case .at(let instant) = self { instant } else { nil } }
+        public var day: CalendarDay? { if case .on(let day) = self { day } else { nil } }
+    }
+
+    /// `text` as a due date: as `parse` reads it, except that a day named without a time, an offset or `tonight`
+    /// (`fri`, `dec 1`, `2026-12-01`, `today`) is that day, not 09:00 of it. A weekday is then today's, if today is
+    /// that weekday (unless `next`): an item due on Friday, said on a Friday, is due today.
+    public func parseDue(_ text: String) throws(ModelError) -> Due {
+        try read(text, keepingDay: true)
+    }
+
     public func parse(_ text: String) throws(ModelError) -> Date {
+        switch try read(text, keepingDay: false) {
+        case .at(let instant): return instant
+        case .on(let day): return resolve(days: day.days, time: .defaultReminder, offset: nil)
+        }
+    }
+
+    private func read(_ text: String, keepingDay: Bool) throws(ModelError) -> Due {
         guard text.utf8.count <= Self.maximumLength else {
             throw .timeTooLong(length: text.utf8.count, limit: Self.maximumLength)
         }
@@ -58,24 +82,24 @@ public struct TimeInput: Sendable {
 
         if first.key == "now" {
             if tokens.count > 1 { throw .timeNotUnderstood(tokens[1].text, in: text) }
-            return now
+            return .at(now)
         }
         if first.key == "in" {
-            return try relative(Array(tokens.dropFirst()), lead: first, input: text)
+            return .at(try relative(Array(tokens.dropFirst()), lead: first, input: text))
         }
         if first.key.hasPrefix("+") {
             // Keep the "+" in the token's text so an error names what the person typed.
             let rest = Token(text: first.text, key: String(first.key.dropFirst()))
             let amounts = rest.key.isEmpty ? Array(tokens.dropFirst()) : [rest] + tokens.dropFirst()
-            return try relative(amounts, lead: first, input: text)
+            return .at(try relative(amounts, lead: first, input: text))
         }
         if Self.startsWithAmount(tokens) {
-            return try relative(tokens, lead: first, input: text)
+            return .at(try relative(tokens, lead: first, input: text))
         }
         if let instant = isoDateTime(tokens) {
-            return instant
+            return .at(instant)
         }
-        return try dayAndTime(tokens, input: text)
+        return try dayAndTime(tokens, input: text, keepingDay: keepingDay)
     }
 }
 
@@ -108,7 +132,11 @@ extension TimeInput {
         var hour: Int, minute: Int, second: Int
         var fraction: Double = 0
         var seconds: Int { hour * 3600 + minute * 60 + second }
-        static let defaultReminder = TimeOfDay(hour: 9, minute: 0, second: 0)
+        static let defaultReminder = TimeOfDay(
+            hour: ChecklistItem.dayReminderTime / 3600,
+            minute: ChecklistItem.dayReminderTime % 3600 / 60,
+            second: 0
+        )
         static let evening = TimeOfDay(hour: 20, minute: 0, second: 0)
         static let endOfWorkingDay = TimeOfDay(hour: 17, minute: 0, second: 0)
     }
@@ -282,16 +310,17 @@ extension TimeInput {
 
     /// `[day] [at] [time] [offset]`, the day and time in either order, or one ISO date-time token; nothing may
     /// follow a complete instant.
-    private func dayAndTime(_ tokens: [Token], input: String) throws(ModelError) -> Date {
+    private func dayAndTime(_ tokens: [Token], input: String, keepingDay: Bool) throws(ModelError) -> Due {
         var day: Day?
         var time: TimeOfDay?
-        var defaultTime = TimeOfDay.defaultReminder
+        /// The time a day means without one, if not 09:00 (`tonight`).
+        var defaultTime: TimeOfDay?
         var offset: Int?
         var weekdayIndex: Int?
         var index = 0
         if let instant = try isoDateTime(tokens[0], input: input) {
             guard tokens.count == 1 else { throw .timeNotUnderstood(tokens[1].text, in: input) }
-            return instant
+            return .at(instant)
         }
         while index < tokens.count {
             let token = tokens[index]
@@ -332,18 +361,28 @@ extension TimeInput {
             throw Self.notUnderstood(token, in: input)
         }
 
-        let at = time ?? defaultTime
+        if keepingDay, let day, time == nil, defaultTime == nil {
+            let days: Int?
+            if case .weekday(let weekday, let skippingToday) = day {
+                let ahead = (weekday - LocalTime.weekday(ofDays: today) + 7) % 7
+                days = today + (ahead == 0 && skippingToday ? 7 : ahead)
+            } else {
+                days = try self.days(of: day)
+            }
+            if let days, let calendarDay = CalendarDay(days: days) { return .on(calendarDay) }
+        }
+        let at = time ?? defaultTime ?? .defaultReminder
         if case .weekday(let weekday, let skippingToday) = day {
             let ahead = (weekday - LocalTime.weekday(ofDays: today) + 7) % 7
-            if ahead == 0 && skippingToday { return resolve(days: today + 7, time: at, offset: offset) }
+            if ahead == 0 && skippingToday { return .at(resolve(days: today + 7, time: at, offset: offset)) }
             let candidate = resolve(days: today + ahead, time: at, offset: offset)
-            return ahead > 0 || candidate > now ? candidate : resolve(days: today + 7, time: at, offset: offset)
+            return .at(ahead > 0 || candidate > now ? candidate : resolve(days: today + 7, time: at, offset: offset))
         }
         guard let days = try self.days(of: day) else {
             let candidate = resolve(days: today, time: at, offset: offset)
-            return candidate > now ? candidate : resolve(days: today + 1, time: at, offset: offset)
+            return .at(candidate > now ? candidate : resolve(days: today + 1, time: at, offset: offset))
         }
-        return resolve(days: days, time: at, offset: offset)
+        return .at(resolve(days: days, time: at, offset: offset))
     }
 
     /// Today in `timeZone`, as days since 1970-01-01.

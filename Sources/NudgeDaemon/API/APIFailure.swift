@@ -143,7 +143,7 @@ struct APIFailure: Error {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList, .itemChecked, .instantOutOfReach: .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
-                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
+                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood, .invalidDue:
                     .badRequest
                 }
             return APIFailure(status: status, code: .model(error.code), message: error.description)

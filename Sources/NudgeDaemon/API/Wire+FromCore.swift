@@ -16,7 +16,9 @@ extension Components.Schemas.Item {
             text: item.text,
             checked: item.checked,
             completedAt: item.completedAt.map(Instant.init),
-            dueDate: item.dueDate.map(Instant.init),
+            // An item due on a day says the day; the instant it reminds at is its pending reminder's.
+            dueDate: item.dueDay == nil ? item.dueDate.map(Instant.init) : nil,
+            dueDay: item.dueDay,
             shouldRemind: item.shouldRemind,
             createdAt: Instant(item.createdAt),
             updatedAt: Instant(item.updatedAt),

@@ -90,10 +90,12 @@ struct AddCommand: DaemonCommand {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             // Dates and what is shown about them go by nudged's clock, which may be a manual one.
             let look = global.look(now: try await client.now())
+            let due = try self.due?.due(now: look.now)
             let request = Components.Schemas.NewItem(
                 text: try SharedArguments.text(text),
                 list: list,
-                dueDate: try due.map { Instant(try $0.date(now: look.now)) },
+                dueDate: due?.instant.map(Instant.init),
+                dueDay: due?.day,
                 shouldRemind: remind ?? (due != nil || repeatRule != nil ? true : nil),
                 _repeat: repeatRule,
                 priority: priority.map { Components.Schemas.Priority(rawValue: $0.rawValue)! },

@@ -118,10 +118,12 @@ struct EditCommand: DaemonCommand {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             // Dates and what is shown about them go by nudged's clock, which may be a manual one.
             let look = global.look(now: try await client.now())
+            let due = try self.due?.due(now: look.now)
             let patch = ItemPatch(
                 ItemEdit(
                     text: text,
-                    dueDate: try due?.date(now: look.now),
+                    dueDate: due?.instant,
+                    dueDay: due?.day,
                     clearsDueDate: noDue,
                     shouldRemind: remind,
                     repeatRule: repeatRule,
@@ -136,7 +138,7 @@ struct EditCommand: DaemonCommand {
             let item = try await client.call {
                 try await $0.updateItem(path: .init(id: id), body: .json(patch)).ok.body.json
             }
-            if due != nil, let note = Render.pastDueNote(item, look: look) { Output.error(note) }
+            if self.due != nil, let note = Render.pastDueNote(item, look: look) { Output.error(note) }
             if warn != nil || noDue, let note = Render.warningsWithoutDueNote(item) { Output.error(note) }
             if global.json { return Output.json(item) }
             Output.line(Render.itemSummary(item, look: look))

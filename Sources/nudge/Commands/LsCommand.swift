@@ -108,11 +108,11 @@ struct LsCommand: DaemonCommand {
                         after: after
                     )
                     let page = try await client.call { try await $0.listItems(query: query).ok.body.json }
-                    let items = page.items.filter { matches($0, now: look.now, dueBefore: dueBefore) }
+                    let items = page.items.filter { matches($0, look: look, dueBefore: dueBefore) }
                     if sort == .id || sort == .created { show(items) } else { gathered += items }
                     after = page.next ?? 0
                 } while after != 0
-                show(Self.sorted(gathered, by: sort))
+                show(Self.sorted(gathered, by: sort, look: look))
             }
             if global.json { return json.finish() }
             if printed == 0 { Output.line(nothingMessage(dueBefore: dueBefore)) }
@@ -120,10 +120,10 @@ struct LsCommand: DaemonCommand {
     }
 
     /// Whether an item passes the filters given (the daemon has already left checked items out unless asked).
-    private func matches(_ item: Components.Schemas.Item, now: Date, dueBefore: Date?) -> Bool {
+    private func matches(_ item: Components.Schemas.Item, look: Look, dueBefore: Date?) -> Bool {
         if checked && !item.checked { return false }
-        if overdue && !Render.isOverdue(item, now: now) { return false }
-        if let dueBefore, (item.dueDate?.date).map({ $0 < dueBefore }) != true { return false }
+        if overdue && !Render.isOverdue(item, look: look) { return false }
+        if let dueBefore, Render.dueOrder(item, look: look).map({ $0 < dueBefore }) != true { return false }
         if let priority, item.priority.rawValue != priority.rawValue { return false }
         return true
     }
@@ -141,14 +141,13 @@ struct LsCommand: DaemonCommand {
         return "no \(all || checked ? "" : "unchecked ")items that are " + filters.joined(separator: ", ")
     }
 
-    /// Soonest first, items without a due date last, then by ID; for `priority`, high first and so on.
-    static func sorted(_ items: [Components.Schemas.Item], by order: Order) -> [Components.Schemas.Item] {
+    /// Soonest first (an item due on a day before that day's timed items), items without a due date last, then by
+    /// ID; for `priority`, high first and so on.
+    static func sorted(_ items: [Components.Schemas.Item], by order: Order, look: Look) -> [Components.Schemas.Item] {
         func rank(_ item: Components.Schemas.Item) -> Int {
             order == .priority ? -(Priority(rawValue: item.priority.rawValue) ?? .normal).rank : 0
         }
-        return items.sorted {
-            (rank($0), $0.dueDate?.date ?? .distantFuture, $0.itemID)
-                < (rank($1), $1.dueDate?.date ?? .distantFuture, $1.itemID)
-        }
+        func due(_ item: Components.Schemas.Item) -> Date { Render.dueOrder(item, look: look) ?? .distantFuture }
+        return items.sorted { (rank($0), due($0), $0.itemID) < (rank($1), due($1), $1.itemID) }
     }
 }

@@ -7,8 +7,9 @@ import NudgeCore
 enum SharedArguments {
     static let whenDiscussion = """
         WHEN is local time unless it names an offset: 2026-12-01T09:00, "2026-12-01 9:30pm", "today 17:00", \
-        "tomorrow 9am", "fri at 5pm", noon, "in 10m", "in 1h30m", +2h, now. A day alone means 09:00 that day; \
-        a time alone means its next occurrence. "now" fires at once; a time further in the past is kept, but no \
+        "tomorrow 9am", "fri at 5pm", noon, "in 10m", "in 1h30m", +2h, now. For --due, a day alone (fri, \
+        "dec 1", 2026-12-01, today) is due all that day: it reminds at 09:00 and is overdue from the next day; \
+        elsewhere a day alone means 09:00 that day. A time alone means its next occurrence. "now" fires at once; a time further in the past is kept, but no \
         reminder fires for it (nudge says so).
         """
 

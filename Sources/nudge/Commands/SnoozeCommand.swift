@@ -70,7 +70,10 @@ struct SnoozeCommand: DaemonCommand {
             let time = LocalTimeFormat()
             Output.line(
                 "#\(item.itemID) snoozed until \(item.snoozedUntil.map { time.full($0.date) } ?? "?")"
-                    + (item.dueDate.map { " (due \(time.full($0.date)))" } ?? "")
+                    + (item.dueDay.map { " (due \(time.short($0)))" } ?? item.dueDate.map {
+                        " (due \(time.full($0.date)))"
+                    }
+                        ?? "")
             )
         }
     }

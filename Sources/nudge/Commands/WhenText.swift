@@ -15,4 +15,13 @@ struct WhenText: Sendable {
             throw CLIError.usage("\"\(text)\": \(error.description)")
         }
     }
+
+    /// As a due date: a day named without a time stays a day (`fri`, `dec 1`).
+    func due(now: Date) throws(CLIError) -> TimeInput.Due {
+        do throws(ModelError) {
+            return try TimeInput(now: now, timeZone: .current).parseDue(text)
+        } catch {
+            throw CLIError.usage("\"\(text)\": \(error.description)")
+        }
+    }
 }
