@@ -26,7 +26,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidWarning = "invalid_warning"
         case itemChecked = "item_checked"
         case calendarNotUnderstood = "calendar_not_understood"
-        /// A due date given both as an instant and as a day.
+        /// A due date given both as an instant and as a day: each field is valid, the two together are not (422).
         case invalidDue = "invalid_due"
     }
 

@@ -143,8 +143,11 @@ struct APIFailure: Error {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList, .itemChecked, .instantOutOfReach: .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
-                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood, .invalidDue:
+                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
                     .badRequest
+                // Each field valid, the two together not: a rule of the body JSON Schema could say only with `not`,
+                // which swift-openapi-generator cannot generate, so the contract's schema lets it through.
+                case .invalidDue: .unprocessableContent
                 }
             return APIFailure(status: status, code: .model(error.code), message: error.description)
         case let error as StoreError where error.code == .outcomeUnknown:
