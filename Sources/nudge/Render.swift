@@ -109,7 +109,7 @@ enum Render {
     /// from the next day on.
     static func isOverdue(_ item: Components.Schemas.Item, look: Look) -> Bool {
         guard !item.checked else { return false }
-        if let day = item.dueDay { return day < look.time.today }
+        if let day = item.dueDay { return day < look.time.today && item.pendingDue == nil }
         guard let due = item.dueDate?.date else { return false }
         return due < look.now && item.pendingDue == nil
     }
@@ -165,19 +165,19 @@ enum Render {
     /// What to tell someone whose item reminds but is due at an instant already past (further back than `--due
     /// now`): it is kept, but no reminder will fire for it. Nil when one is pending or has fired.
     static func pastDueNote(_ item: Components.Schemas.Item, look: Look) -> String? {
-        // A day reminds at 09:00 of it in nudged's zone, which is this one wherever people use the command line.
-        let due =
-            item.dueDay.map { $0.instant(at: ChecklistItem.dayReminderTime, in: look.time.timeZone) }
-            ?? item.dueDate?.date
-        guard item.shouldRemind, !item.checked, let due, item.pendingDue == nil,
-            (item.lastFiredAt?.date).map({ $0 < due }) ?? true
-        else { return nil }
+        guard item.shouldRemind, !item.checked, item.pendingDue == nil else { return nil }
         if let day = item.dueDay {
+            // A day reminds at 09:00 of it in nudged's zone, which the answer does not say: no reminder pending and
+            // none fired since the day began (here) mean that hour has passed there.
+            guard day <= look.time.today,
+                (item.lastFiredAt?.date).map({ $0 < day.start(in: look.time.timeZone) }) ?? true
+            else { return nil }
             let hour = ChecklistItem.dayReminderTime
             return "note: item \(item.itemID) is due \(look.time.relative(day)), \(look.time.short(day)), and a day "
-                + "reminds at \(hour / 3600):\(String(hour % 3600 / 60 + 100).dropFirst()) of it, which has passed, "
-                + "so no reminder will fire for it; give a time, like \"in 10m\", to be reminded"
+                + "reminds at \(hour / 3600):\(String(hour % 3600 / 60 + 100).dropFirst()) of it in nudged's zone, "
+                + "which has passed, so no reminder will fire for it; give a time, like \"in 10m\", to be reminded"
         }
+        guard let due = item.dueDate?.date, (item.lastFiredAt?.date).map({ $0 < due }) ?? true else { return nil }
         return "note: item \(item.itemID) is due \(look.time.full(due)) (\(look.time.relative(due))), which has "
             + "passed, so no reminder will fire for it; give a time ahead, like \"in 10m\", or \"now\""
     }
@@ -212,6 +212,30 @@ enum Render {
             flexible: 2,
             terminal: look.terminal
         )
+    }
+
+    /// `today`: the day and the counts, then each item: ID, text, its day, its list; overdue first.
+    ///
+    ///     Fri 20 Nov: 1 due today, 1 overdue
+    ///     3  bills  yesterday · Thu 19 Nov  overdue  (Inbox)
+    ///     4  rent   today · Fri 20 Nov               (Inbox)
+    static func digest(_ digest: Components.Schemas.Digest, look: Look) -> [String] {
+        let time = look.time
+        guard digest.count > 0 else { return ["nothing due on \(time.short(digest.day)) without a time"] }
+        var counts: [String] = []
+        if digest.dueTodayCount > 0 { counts.append("\(digest.dueTodayCount) due today") }
+        if digest.overdueCount > 0 { counts.append("\(digest.overdueCount) overdue") }
+        let rows = (digest.overdue.map { ($0, true) } + digest.dueToday.map { ($0, false) }).map { entry, overdue in
+            [
+                Cell(String(entry.itemID), .dim), Cell(oneLine(entry.text)),
+                Cell(time.relativeAndShort(entry.dueDay), overdue ? .red : .plain),
+                Cell(overdue ? "overdue" : "", .red), Cell("(\(oneLine(entry.listName)))"),
+            ]
+        }
+        let unlisted = digest.count - digest.overdue.count - digest.dueToday.count
+        return ["\(time.short(digest.day)): " + counts.joined(separator: ", ")]
+            + table(rows, rightAligned: [0], flexible: 1, terminal: look.terminal)
+            + (unlisted > 0 ? ["and \(unlisted) more (nudge ls --sort due)"] : [])
     }
 
     /// `lists`: ID, name, icon, items left.

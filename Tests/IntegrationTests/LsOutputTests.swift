@@ -97,10 +97,30 @@ import Testing
         #expect(lines[0].contains("bills  yesterday · Thu 19 Nov 2026") && lines[0].hasSuffix("overdue"), "\(plain)")
         #expect(lines[1].contains("rent   today · Fri 20 Nov") && !lines[1].contains("overdue"), "\(plain)")
         #expect(lines[3].contains("taxes  tomorrow · Sat 21 Nov "), "\(plain)")
+        // Before Saturday begins: bills, rent and sweep, not Saturday's taxes (a day) nor call (08:00).
+        let beforeSaturday = try await nudge(["ls", "--due-before", "sat"], sandbox)
+        #expect(
+            beforeSaturday.stdout.split(separator: "\n").dropFirst().compactMap {
+                Int($0.split(separator: " ").first ?? "")
+            } == [3, 4, 5],
+            "\(beforeSaturday)"
+        )
         let overdue = try await nudge(["ls", "--overdue"], sandbox)
         #expect(overdue.stdout.split(separator: "\n").dropFirst().count == 1 && overdue.stdout.contains("bills"))
         let shown = try await nudge(["show", "1"], sandbox)
         #expect(shown.stdout.contains("Due:            Sat 21 Nov (tomorrow), all day\n"), "\(shown)")
+
+        // `today`: what is due today without a time and what is overdue (sweep was added too late for its reminder,
+        // and is still due today); taxes, tomorrow's, and call, timed, are not in it.
+        let listed = try await nudge(["today"], sandbox)
+        let todayLines = listed.stdout.split(separator: "\n").map(String.init)
+        #expect(todayLines.first == "Fri 20 Nov: 2 due today, 1 overdue", "\(listed)")
+        #expect(todayLines.dropFirst().compactMap { Int($0.split(separator: " ").first ?? "") } == [3, 4, 5])
+        #expect(todayLines[1].contains("bills  yesterday · Thu 19 Nov 2026  overdue  (Inbox)"), "\(listed)")
+        let digest = try await nudge(["today", "--json"], sandbox)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(digest.stdout.utf8)) as? [String: Any])
+        #expect(parsed["day"] as? String == "2026-11-20" && parsed["count"] as? Int == 3, "\(digest)")
+        #expect(parsed["summary"] as? String == "2 due today: rent, sweep; 1 overdue: bills", "\(digest)")
 
         let export = try await nudge(["export"], sandbox)
         #expect(export.stdout.contains("SUMMARY:taxes\r\n") && export.stdout.contains("DUE;VALUE=DATE:20261121\r\n"))

@@ -202,6 +202,24 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(book.library.item(id: 1)?.dueDay == CalendarDay(year: 2027, month: 3, day: 2))
     }
 
+    /// On the day Berlin springs forward, 09:00 is eight hours after the day's start and on the day it falls back,
+    /// ten: the export says so, and reads back with the same reminder and warnings.
+    @Test(arguments: ["2027-03-28", "2027-10-31"])
+    func aDaysExportIsExactOnTheDaysTheClocksChange(iso: String) throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        let day = try #require(CalendarDay(iso: iso))
+        _ = try book.addItem(NewItem(text: "taxes", listID: 1, dueDay: day, shouldRemind: true, warnings: [3600]))
+        let hours = iso.hasSuffix("03-28") ? 8 : 10
+        let file = book.calendarDocument()
+        #expect(file.contains("TRIGGER;RELATED=END:PT\(hours)H\r\n"), "\(file)")
+        #expect(file.contains("TRIGGER;RELATED=END:PT\(hours - 1)H\r\n"), "\(file)")
+        let (exported, _) = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: zones)
+        #expect(exported.first?.shouldRemind == true && exported.first?.warnings == [3600], "\(exported)")
+        let (results, outcome) = try book.importTasks(exported, into: 1)
+        #expect(results.map(\.outcome) == [.unchanged] && outcome.isEmpty, "\(results)")
+    }
+
     @Test func aRepeatingTaskDueOnADayRepeatsAt9AndSaysSo() throws {
         let read = try tasks(
             "BEGIN:VTODO\r\nSUMMARY:water\r\nDUE;VALUE=DATE:20270302\r\nRRULE:FREQ=WEEKLY\r\nEND:VTODO\r\n"

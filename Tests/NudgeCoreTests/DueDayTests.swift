@@ -81,4 +81,35 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(CalendarDay(containing: t0, in: TimeZone(identifier: "Pacific/Kiritimati")!).iso == "2027-01-15")
         #expect(CalendarDay(containing: t0, in: TimeZone(identifier: "Pacific/Pago_Pago")!).iso == "2027-01-14")
     }
+
+    /// The digest lists open, reminding items due on a day: on the day itself, or overdue; not those due later, at a
+    /// time, checked off or not reminding. Oldest first, then by ID, at most `limit` of each group, counts of all.
+    @Test func theDigestListsWhatIsDueOnTheDayAndOverdueOldestFirst() throws {
+        var (book, _) = book()
+        let friday = try day("2027-01-15")
+        let plan: [(String, String?, Bool)] = [
+            ("rent", "2027-01-15", true), ("taxes", "2027-01-13", true), ("bills", "2027-01-14", true),
+            ("later", "2027-01-16", true), ("quiet", "2027-01-15", false), ("done", "2027-01-14", true),
+            ("timed", nil, true), ("sweep\nfloor", "2027-01-15", true), ("old", "2027-01-13", true),
+        ]
+        for (text, due, remind) in plan {
+            _ = try book.addItem(
+                NewItem(
+                    text: text,
+                    listID: 1,
+                    dueDate: due == nil ? t0 + 60 : nil,
+                    dueDay: try due.map(day),
+                    shouldRemind: remind
+                )
+            )
+        }
+        _ = try book.editItem(itemID: 6, ItemEdit(checked: true))
+        let digest = book.library.digest(on: friday, limit: 2)
+        #expect(digest.overdue.map(\.itemID) == [2, 9] && digest.overdueCount == 3)
+        #expect(digest.dueToday.map(\.itemID) == [1, 8] && digest.dueTodayCount == 2 && digest.count == 5)
+        let wednesday = try day("2027-01-13")
+        #expect(digest.dueToday.first?.listName == "Inbox" && digest.overdue.first?.dueDay == wednesday)
+        #expect(digest.summary == "2 due today: rent, sweep\\nfloor; 3 overdue: taxes, old, 1 more")
+        #expect(book.library.digest(on: try day("2027-01-12"), limit: 10).summary == "nothing due today")
+    }
 }

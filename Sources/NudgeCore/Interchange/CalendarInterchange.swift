@@ -102,9 +102,10 @@ public enum CalendarInterchange {
         }
         if let rule = item.repeatRule { lines.append("X-NUDGE-ONCALENDAR:" + ICalendarText.escaped(rule)) }
         // Warnings come with the reminder: without it they never fire.
-        if item.dueDate != nil, item.shouldRemind {
-            // Counted from DUE; a day's DUE is its start (RFC 5545 §3.8.6.3), and nudge reminds at 09:00 of it.
-            let fromDue = item.dueDay == nil ? 0 : TimeInterval(ChecklistItem.dayReminderTime)
+        if let due = item.dueDate, item.shouldRemind {
+            // Counted from DUE; a day's DUE is its start (RFC 5545 §3.8.6.3), and nudge reminds at 09:00 of it:
+            // nine hours after it, or eight or ten on a day the clocks change.
+            let fromDue = item.dueDay.map { due.timeIntervalSince($0.start(in: timeZone)) } ?? 0
             let triggers = (item.warnings.map { $0.rounded() } + [0]).map { lead in
                 let offset = fromDue - lead
                 return (offset < 0 ? "-" : "") + DurationText.iso8601(abs(offset))

@@ -59,7 +59,7 @@ public struct TimeInput: Sendable {
         public var day: CalendarDay? { if case .on(let day) = self { day } else { nil } }
     }
 
-    /// `text` as a due date: as `parse` reads it, except that a day named without a time, an offset or `tonight`
+    /// `text` as a due date: as `parse` reads it, except that a day named without a time or `tonight`
     /// (`fri`, `dec 1`, `2026-12-01`, `today`) is that day, not 09:00 of it. A weekday is then today's, if today is
     /// that weekday (unless `next`): an item due on Friday, said on a Friday, is due today.
     public func parseDue(_ text: String) throws(ModelError) -> Due {

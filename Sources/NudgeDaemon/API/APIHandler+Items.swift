@@ -3,7 +3,7 @@ import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
 
-/// `/v1/items` and `/v1/pending`.
+/// `/v1/items`, `/v1/pending` and `/v1/digest`.
 extension APIHandler {
     /// A page of items in ID order, of one list or all lists; unchecked ones only unless `all`.
     func listItems(_ input: Operations.ListItems.Input) async throws -> Operations.ListItems.Output {
@@ -116,5 +116,14 @@ extension APIHandler {
             )
         }
         return .ok(.init(body: .json(page)))
+    }
+
+    func getDigest(_ input: Operations.GetDigest.Input) async throws -> Operations.GetDigest.Output {
+        let limit = try Self.limit(input.query.limit)
+        let digest = try await service.read { book in
+            let day = input.query.day ?? CalendarDay(containing: book.clock.now(), in: book.timeZone)
+            return Components.Schemas.Digest(book.library.digest(on: day, limit: limit))
+        }
+        return .ok(.init(body: .json(digest)))
     }
 }

@@ -35,6 +35,25 @@ extension Components.Schemas.Item {
     }
 }
 
+extension Components.Schemas.Digest {
+    init(_ digest: Digest) {
+        func entries(_ entries: [Digest.Entry]) -> [Components.Schemas.DigestEntry] {
+            entries.map {
+                .init(itemID: $0.itemID, listID: $0.listID, listName: $0.listName, text: $0.text, dueDay: $0.dueDay)
+            }
+        }
+        self.init(
+            day: digest.day,
+            count: digest.count,
+            summary: digest.summary,
+            overdueCount: digest.overdueCount,
+            dueTodayCount: digest.dueTodayCount,
+            overdue: entries(digest.overdue),
+            dueToday: entries(digest.dueToday)
+        )
+    }
+}
+
 extension ChecklistLibrary {
     /// One of this library's lists on the wire, which says whether it is the default.
     func wireList(_ list: Checklist) -> Components.Schemas.List {

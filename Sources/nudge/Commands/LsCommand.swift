@@ -46,7 +46,8 @@ struct LsCommand: DaemonCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Only items due before this time, as --due takes it (\"fri 17:00\", \"in 2d\").",
+            "Only items due before this time, as --due takes it (\"fri 17:00\", \"in 2d\"); a day alone (fri) "
+                + "means before that day begins.",
             valueName: "when"
         ),
         transform: SharedArguments.parseWhen
@@ -80,7 +81,12 @@ struct LsCommand: DaemonCommand {
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let look = global.look(now: try await client.now())
-            let dueBefore = try dueBefore?.date(now: look.now)
+            let dueBefore: Date? =
+                switch try dueBefore?.due(now: look.now) {
+                case .at(let instant): instant
+                case .on(let day): day.start(in: look.time.timeZone)
+                case nil: nil
+                }
             // One list at a time, a page at a time: the output groups by list, and memory holds one page whatever
             // the store holds.
             var names = list.map { [$0] } ?? []

@@ -1,0 +1,85 @@
+import Foundation
+import HeapModule
+
+/// What a day's digest lists: the items due on a day without a time (`dueDay`) that are still open and remind,
+/// those due on the day itself and those overdue (due on an earlier day), each oldest first, then by item ID. What
+/// `nudge today` prints; the daily digest notification is to say the same.
+public struct Digest: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var itemID: Int
+        public var listID: Int
+        public var listName: String
+        public var text: String
+        public var dueDay: CalendarDay
+    }
+
+    public var day: CalendarDay
+    /// The first `limit` of each group; the counts say how many there are in all.
+    public var overdue: [Entry]
+    public var dueToday: [Entry]
+    public var overdueCount: Int
+    public var dueTodayCount: Int
+
+    public var count: Int { overdueCount + dueTodayCount }
+
+    /// One line for a person: `2 due today: pay rent, water the plants; 1 overdue: taxes`, `nothing due today`. The
+    /// texts of the entries listed, and how many more there are.
+    public var summary: String {
+        func group(_ entries: [Entry], count: Int, _ label: String) -> String? {
+            guard count > 0 else { return nil }
+            let more = count - entries.count
+            let texts = entries.map { $0.text.escapingControlCharacters() } + (more > 0 ? ["\(more) more"] : [])
+            return "\(count) \(label): " + texts.joined(separator: ", ")
+        }
+        let groups = [
+            group(dueToday, count: dueTodayCount, "due today"), group(overdue, count: overdueCount, "overdue"),
+        ].compactMap(\.self)
+        return groups.isEmpty ? "nothing due today" : groups.joined(separator: "; ")
+    }
+}
+
+extension ChecklistLibrary {
+    /// The digest of `day`: at most `limit` entries of each group. One pass over the items, keeping the `limit`
+    /// oldest of each group in a heap, so its memory is the digest's, whatever the count.
+    public func digest(on day: CalendarDay, limit: Int) -> Digest {
+        struct Ordered: Comparable {
+            var entry: Digest.Entry
+            static func < (a: Ordered, b: Ordered) -> Bool {
+                (a.entry.dueDay, a.entry.itemID) < (b.entry.dueDay, b.entry.itemID)
+            }
+            static func == (a: Ordered, b: Ordered) -> Bool { a.entry.itemID == b.entry.itemID }
+        }
+        var overdue = Heap<Ordered>()
+        var dueToday = Heap<Ordered>()
+        var counts = (overdue: 0, dueToday: 0)
+        for list in lists {
+            for item in list.items where !item.checked && item.shouldRemind {
+                guard let dueDay = item.dueDay, dueDay <= day else { continue }
+                let entry = Digest.Entry(
+                    itemID: item.itemID,
+                    listID: list.listID,
+                    listName: list.name,
+                    text: item.text,
+                    dueDay: dueDay
+                )
+                if dueDay < day {
+                    counts.overdue += 1
+                    overdue.insert(Ordered(entry: entry))
+                    if overdue.count > limit { _ = overdue.popMax() }
+                } else {
+                    counts.dueToday += 1
+                    dueToday.insert(Ordered(entry: entry))
+                    if dueToday.count > limit { _ = dueToday.popMax() }
+                }
+            }
+        }
+        func sorted(_ heap: Heap<Ordered>) -> [Digest.Entry] { heap.unordered.sorted().map(\.entry) }
+        return Digest(
+            day: day,
+            overdue: sorted(overdue),
+            dueToday: sorted(dueToday),
+            overdueCount: counts.overdue,
+            dueTodayCount: counts.dueToday
+        )
+    }
+}
