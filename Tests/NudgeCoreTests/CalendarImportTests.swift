@@ -387,9 +387,13 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         // Half an hour of daylight time.
         let lordHowe = try #require(zones.seasons(named: "Australia/Lord_Howe", from: t0))
         #expect(lordHowe.standard.utcOffset == 37_800 && lordHowe.daylight?.utcOffset == 39_600)
-        // Ramadan's changes are in the file to 2087, not in its closing rule; Santiago changes at 24:00.
+        // Ramadan's changes are in the file to 2087, not in its closing rule.
         #expect(zones.seasons(named: "Africa/Casablanca", from: t0) == nil)
-        #expect(zones.seasons(named: "America/Santiago", from: t0) == nil)
+        // Santiago changes at 24:00 of the first Saturday of September: 00:00 of the Sunday after it.
+        #expect(
+            zones.seasons(named: "America/Santiago", from: t0)?.daylight?.start
+                == ZoneSeasons.Onset(month: 9, week: 1, weekday: 6, dayShift: 1, secondsAfterMidnight: 0)
+        )
         #expect(zones.seasons(named: "Asia/Kolkata", from: t0)?.daylight == nil)
 
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
@@ -406,6 +410,44 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
             !lines.contains("TZID:Africa/Casablanca") && lines.filter { $0.hasPrefix("RRULE:FREQ=DAILY") }.count == 1
         )
         #expect(lines.contains("X-NUDGE-ONCALENDAR:*-*-* 09:00:00 Africa/Casablanca"))
+    }
+
+    /// Every zone of the database that a repeat can name, exported with its VTIMEZONE, must mean there what the
+    /// database says: Python's icalendar builds each zone from the component alone, and its offsets are compared with
+    /// zoneinfo's at every change from 2027 to 2040 and at noon of every fifth day (`Tests/Tools/vtimezone_oracle.py`).
+    /// Among them the zones whose changes come at a time outside the day: Santiago (24:00), Jerusalem (26:00 of a
+    /// Thursday), Nuuk (-1:00 of a Sunday); and Dublin, whose tzdata saving is negative (its winter is "daylight").
+    @Test func everyZonesVTimezoneMeansWhatTheZoneDatabaseSays() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        for name in TimeZone.knownTimeZoneIdentifiers.sorted() {
+            _ = try? book.addItem(
+                NewItem(text: name, listID: 1, shouldRemind: true, repeatRule: "*-*-* 12:00 \(name)")
+            )
+        }
+        let document = book.calendarDocument()
+        for name in ["America/Santiago", "Asia/Jerusalem", "America/Nuuk"] {
+            #expect(document.contains("TZID:\(name)\r\n"), "\(name) has no VTIMEZONE")
+        }
+        #expect(document.contains("RRULE:FREQ=YEARLY;BYMONTH=9;BYDAY=SU;BYMONTHDAY=2,3,4,5,6,7,8\r\n"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nudge-vtimezones-\(UUID()).ics")
+        try document.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: RecurrenceOracleTests.python)
+        process.arguments = [
+            RecurrenceOracleTests.packageRoot + "/Tests/Tools/vtimezone_oracle.py", file.path, "2027", "2040",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "vtimezone_oracle.py failed (scripts/install-deps --tests)")
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let compared = report["zones"] as? Int ?? 0
+        print("VTIMEZONE oracle: \(compared) zones, \(report["changes"] ?? 0) changes compared with zoneinfo")
+        #expect(compared > 300)
+        #expect((report["problems"] as? [String]) == [], "\(report["problems"] ?? "")")
     }
 
     @Test func whatHangsOnAnUnreadableStartIsLeftOutAndSaid() throws {

@@ -149,13 +149,22 @@ public enum CalendarInterchange {
                     time / 60 % 60,
                     time % 60
                 ),
-                "RRULE:"
-                    + RecurrenceRuleMapping.yearlyRule(month: onset.month, week: onset.week, weekday: onset.weekday),
+                "RRULE:" + RecurrenceRuleMapping.yearlyRule(onset),
                 "END:" + kind,
             ]
         }
-        var lines = ["BEGIN:VTIMEZONE", "TZID:" + name] + season("STANDARD", seasons.standard)
-        if let daylight = seasons.daylight { lines += season("DAYLIGHT", daylight) }
+        var lines = ["BEGIN:VTIMEZONE", "TZID:" + name]
+        if let daylight = seasons.daylight {
+            // Readers take DAYLIGHT for the season of the larger offset, as summer time mostly is (Python's icalendar
+            // moves Dublin's spring change an hour otherwise). tzdata gives Dublin a negative saving, IST standard and
+            // GMT its winter "daylight"; written as readers expect, the winter is STANDARD.
+            let (winter, summer) =
+                daylight.utcOffset >= seasons.standard.utcOffset
+                ? (seasons.standard, daylight) : (daylight, seasons.standard)
+            lines += season("STANDARD", winter) + season("DAYLIGHT", summer)
+        } else {
+            lines += season("STANDARD", seasons.standard)
+        }
         return lines + ["END:VTIMEZONE"]
     }
 

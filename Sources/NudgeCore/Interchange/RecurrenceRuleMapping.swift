@@ -179,10 +179,16 @@ public enum RecurrenceRuleMapping {
         init(_ description: String) { self.description = description }
     }
 
-    /// The RRULE of a change every year on weekday `weekday` (0 = Sunday) of week `week` (5: the last) of `month`, as
-    /// a VTIMEZONE's season says it: `FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU`.
-    static func yearlyRule(month: Int, week: Int, weekday: Int) -> String {
-        "FREQ=YEARLY;BYMONTH=\(month);BYDAY=\(week >= 5 ? "-1" : String(week))\(weekdayCodes[(weekday + 6) % 7])"
+    /// The RRULE of a season's onset every year, as a VTIMEZONE says it: `FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU` (the
+    /// last Sunday of March); a shifted one by the weekday it falls on and the days it can fall on:
+    /// `FREQ=YEARLY;BYMONTH=9;BYDAY=SU;BYMONTHDAY=2,3,4,5,6,7,8` (the day after the first Saturday of September).
+    static func yearlyRule(_ onset: ZoneSeasons.Onset) -> String {
+        let code = weekdayCodes[(onset.shiftedWeekday + 6) % 7]
+        guard let days = onset.daysOfMonth, onset.dayShift != 0 else {
+            return "FREQ=YEARLY;BYMONTH=\(onset.month);BYDAY=\(onset.week >= 5 ? "-1" : String(onset.week))\(code)"
+        }
+        return "FREQ=YEARLY;BYMONTH=\(onset.month);BYDAY=\(code);BYMONTHDAY="
+            + days.map(String.init).joined(separator: ",")
     }
 
     // MARK: Private
