@@ -141,6 +141,25 @@ final class ZoneRules: Sendable {
         }
     }
 
+    /// Every change of offset or name from the one in force at `t` on, when they end: the file's transitions, and a
+    /// closing rule without daylight time (Africa/Casablanca: Ramadan's changes to 2087, then +01). Nil when the
+    /// closing rule keeps changing.
+    func finiteChanges(from t: Int64) -> [(at: Int64, utcOffsetBefore: Int, interval: ZoneInterval)]? {
+        guard footer.map({ $0.daylightStart == nil }) ?? true, !transitions.isEmpty else { return nil }
+        var start = transitions.lastIndex { $0 <= t } ?? 0
+        if transitions[start] > t { start = 0 }
+        var changes: [(at: Int64, utcOffsetBefore: Int, interval: ZoneInterval)] = []
+        for index in start..<transitions.count {
+            let before = interval(at: transitions[index] - 1)
+            let after = interval(at: transitions[index])
+            guard after.utcOffset != before.utcOffset || after.abbreviationIndex != before.abbreviationIndex else {
+                continue
+            }
+            changes.append((transitions[index], before.utcOffset, after))
+        }
+        return changes
+    }
+
     /// glibc's `timezone == 0 && daylight == 0` right after converting `t`: systemd-analyze then leaves out the
     /// "(in UTC)" lines.
     func isUTC(at t: Int64) -> Bool {

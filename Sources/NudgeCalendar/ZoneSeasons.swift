@@ -4,7 +4,7 @@ import Foundation
 /// keeps daylight time, a daylight one, each starting every year on a weekday of a month. What an iCalendar
 /// VTIMEZONE says with a yearly RRULE per season; nil from `ZoneRulesStore.seasons(named:from:)` for a zone whose
 /// rule cannot be said so (a day of the year, or a change moved by its time past the day into another month), or
-/// whose file has changes still to come that the rule does not make (Africa/Casablanca's Ramadan). A change at a
+/// whose file has changes still to come that the rule does not make (Africa/Casablanca's Ramadan: `ZoneChanges`). A change at a
 /// time outside 00:00 to 23:59 (America/Santiago's 24:00, Asia/Jerusalem's 26:00 of a Thursday, America/Nuuk's -1:00
 /// of a Sunday) is the day before or after it, at the time within that day.
 public struct ZoneSeasons: Sendable, Equatable {
@@ -106,6 +106,42 @@ extension ZoneRulesStore {
                 utcOffsetBefore: rule.standardOffset,
                 start: daylightOnset
             )
+        )
+    }
+}
+
+/// A zone's changes from some instant on, listed one by one, for a zone whose closing rule does not say them but whose
+/// file does, to the last (Africa/Casablanca): what a VTIMEZONE says with a DTSTART and RDATEs per observance.
+public struct ZoneChanges: Sendable, Equatable {
+    public struct Change: Sendable, Equatable {
+        /// Seconds since the epoch.
+        public let at: Int64
+        public let utcOffsetBefore: Int
+        public let utcOffset: Int
+        /// The abbreviation from then on.
+        public let name: String
+    }
+
+    /// From the change that started the time in force at the instant asked about on, oldest first.
+    public let changes: [Change]
+}
+
+extension ZoneRulesStore {
+    /// The changes of zone `name` from `instant` on (`ZoneChanges`), or nil if the database has no such zone, or its
+    /// changes do not end (a closing rule with daylight time says those: `seasons(named:from:)`).
+    public func changes(named name: String, from instant: Date) -> ZoneChanges? {
+        guard let rules = rules(named: name),
+            let found = rules.finiteChanges(from: CalendarSpec.microseconds(instant) / 1_000_000), !found.isEmpty
+        else { return nil }
+        return ZoneChanges(
+            changes: found.map {
+                ZoneChanges.Change(
+                    at: $0.at,
+                    utcOffsetBefore: $0.utcOffsetBefore,
+                    utcOffset: $0.interval.utcOffset,
+                    name: rules.abbreviations[$0.interval.abbreviationIndex]
+                )
+            }
         )
     }
 }

@@ -406,9 +406,11 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         let lines = book.calendarDocument().components(separatedBy: "\r\n")
         #expect(lines.contains("DTSTART:19701025T030000") && lines.contains("RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU"))
         #expect(lines.contains("DTSTART:19700329T020000") && lines.contains("RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU"))
+        // Casablanca's file lists each change to 2087 and its rule none: each is an onset of the VTIMEZONE.
         #expect(
-            !lines.contains("TZID:Africa/Casablanca") && lines.filter { $0.hasPrefix("RRULE:FREQ=DAILY") }.count == 1
+            lines.contains("TZID:Africa/Casablanca") && lines.filter { $0.hasPrefix("RRULE:FREQ=DAILY") }.count == 2
         )
+        #expect(lines.contains { $0.hasPrefix("RDATE:") } && lines.contains("TZOFFSETFROM:+0000"))
         #expect(lines.contains("X-NUDGE-ONCALENDAR:*-*-* 09:00:00 Africa/Casablanca"))
     }
 
@@ -416,7 +418,8 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     /// database says: Python's icalendar builds each zone from the component alone, and its offsets are compared with
     /// zoneinfo's at every change from 2027 to 2040 and at noon of every fifth day (`Tests/Tools/vtimezone_oracle.py`).
     /// Among them the zones whose changes come at a time outside the day: Santiago (24:00), Jerusalem (26:00 of a
-    /// Thursday), Nuuk (-1:00 of a Sunday); and Dublin, whose tzdata saving is negative (its winter is "daylight").
+    /// Thursday), Nuuk (-1:00 of a Sunday); Dublin, whose tzdata saving is negative (its winter is "daylight"); and
+    /// Casablanca, whose changes are listed one by one.
     @Test func everyZonesVTimezoneMeansWhatTheZoneDatabaseSays() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
         for name in TimeZone.knownTimeZoneIdentifiers.sorted() {
@@ -425,7 +428,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
             )
         }
         let document = book.calendarDocument()
-        for name in ["America/Santiago", "Asia/Jerusalem", "America/Nuuk"] {
+        for name in ["America/Santiago", "Asia/Jerusalem", "America/Nuuk", "Africa/Casablanca"] {
             #expect(document.contains("TZID:\(name)\r\n"), "\(name) has no VTIMEZONE")
         }
         #expect(document.contains("RRULE:FREQ=YEARLY;BYMONTH=9;BYDAY=SU;BYMONTHDAY=2,3,4,5,6,7,8\r\n"))

@@ -123,13 +123,46 @@ public enum CalendarInterchange {
 
     /// A VTIMEZONE for zone `name` as its rules stand from `instant` (a repeat's first due date) on (`ZoneSeasons`):
     /// one yearly season, or a standard and a daylight one, each from its first onset in 1970, as calendar programs
-    /// commonly describe a zone. Readers that know the zone by name use their own rules; the others need this. Nil
-    /// if the rules cannot be said so: the repeat is then exported as one in another zone is, without RRULE.
+    /// commonly describe a zone; or, for a zone whose changes its closing rule does not say but its file lists to the
+    /// last (`ZoneChanges`: Africa/Casablanca), each change from the one in force at `instant` on, as a DTSTART and
+    /// RDATEs per observance. Readers that know the zone by name use their own rules; the others need this. Nil if
+    /// the rules cannot be said so: the repeat is then exported as one in another zone is, without RRULE.
     private static func timeZoneComponent(_ name: String, from instant: Date, zones: ZoneRulesStore) -> [String]? {
-        guard let seasons = zones.seasons(named: name, from: instant) else { return nil }
         func offset(_ seconds: Int) -> String {
             let minutes = abs(seconds) / 60
             return (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", minutes / 60, minutes % 60)
+        }
+        guard let seasons = zones.seasons(named: name, from: instant) else {
+            guard let changes = zones.changes(named: name, from: instant) else { return nil }
+            // One observance per kind of change, in the order they first come; each change at its wall time before.
+            var observances: [(key: [Int], name: String, onsets: [String])] = []
+            for change in changes.changes {
+                let key = [change.utcOffsetBefore, change.utcOffset]
+                let onset = wallTime(
+                    Date(timeIntervalSince1970: TimeInterval(change.at + Int64(change.utcOffsetBefore))),
+                    in: .gmt
+                )
+                if let index = observances.firstIndex(where: { $0.key == key && $0.name == change.name }) {
+                    observances[index].onsets.append(onset)
+                } else {
+                    observances.append((key, change.name, [onset]))
+                }
+            }
+            var lines = ["BEGIN:VTIMEZONE", "TZID:" + name]
+            for observance in observances {
+                // As with seasons: the change to the larger offset starts DAYLIGHT.
+                let kind = observance.key[1] > observance.key[0] ? "DAYLIGHT" : "STANDARD"
+                lines += [
+                    "BEGIN:" + kind, "TZOFFSETFROM:" + offset(observance.key[0]),
+                    "TZOFFSETTO:" + offset(observance.key[1]), "TZNAME:" + ICalendarText.escaped(observance.name),
+                    "DTSTART:" + observance.onsets[0],
+                ]
+                if observance.onsets.count > 1 {
+                    lines.append("RDATE:" + observance.onsets.dropFirst().joined(separator: ","))
+                }
+                lines.append("END:" + kind)
+            }
+            return lines + ["END:VTIMEZONE"]
         }
         func season(_ kind: String, _ season: ZoneSeasons.Season) -> [String] {
             let lines = [
