@@ -105,6 +105,9 @@ import Testing
             } == [3, 4, 5],
             "\(beforeSaturday)"
         )
+        // Said on a Friday afternoon, "fri" is next Friday, as it always was here: everything is due before it.
+        let beforeFriday = try await nudge(["ls", "--due-before", "fri"], sandbox)
+        #expect(beforeFriday.stdout.split(separator: "\n").dropFirst().count == 5, "\(beforeFriday)")
         let overdue = try await nudge(["ls", "--overdue"], sandbox)
         #expect(overdue.stdout.split(separator: "\n").dropFirst().count == 1 && overdue.stdout.contains("bills"))
         let shown = try await nudge(["show", "1"], sandbox)

@@ -400,10 +400,19 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         _ = try book.addItem(
             NewItem(text: "berlin", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00 Europe/Berlin")
         )
+        // Exported first, a repeat due later in the year: the zone's one VTIMEZONE still starts early enough for the
+        // daily one due tomorrow (Casablanca's says each change from the one in force at the earliest due date on).
+        _ = try book.addItem(
+            NewItem(text: "march", listID: 1, shouldRemind: true, repeatRule: "*-03-20 09:00 Africa/Casablanca")
+        )
         _ = try book.addItem(
             NewItem(text: "rabat", listID: 1, shouldRemind: true, repeatRule: "*-*-* 09:00 Africa/Casablanca")
         )
         let lines = book.calendarDocument().components(separatedBy: "\r\n")
+        let casablanca = try #require(lines.firstIndex(of: "TZID:Africa/Casablanca"))
+        let firstOnset = try #require(lines[casablanca...].first { $0.hasPrefix("DTSTART:") })
+        #expect(firstOnset < "DTSTART:20270116", "\(firstOnset)")
+        #expect(lines.filter { $0 == "TZID:Africa/Casablanca" }.count == 1)
         #expect(lines.contains("DTSTART:19701025T030000") && lines.contains("RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU"))
         #expect(lines.contains("DTSTART:19700329T020000") && lines.contains("RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU"))
         // Casablanca's file lists each change to 2087 and its rule none: each is an onset of the VTIMEZONE.
@@ -422,12 +431,17 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     /// Casablanca, whose changes are listed one by one.
     @Test func everyZonesVTimezoneMeansWhatTheZoneDatabaseSays() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        var named: [String] = []
         for name in TimeZone.knownTimeZoneIdentifiers.sorted() {
-            _ = try? book.addItem(
+            let added = try? book.addItem(
                 NewItem(text: name, listID: 1, shouldRemind: true, repeatRule: "*-*-* 12:00 \(name)")
             )
+            if added != nil { named.append(name) }
         }
         let document = book.calendarDocument()
+        // Said in docs/CALENDAR-FILES.md: Cairo, Gaza and Hebron with tzdata 2025b.
+        let without = named.filter { !document.contains("TZID:\($0)\r\n") }
+        print("VTIMEZONE oracle: no VTIMEZONE for \(without)")
         for name in ["America/Santiago", "Asia/Jerusalem", "America/Nuuk", "Africa/Casablanca"] {
             #expect(document.contains("TZID:\(name)\r\n"), "\(name) has no VTIMEZONE")
         }

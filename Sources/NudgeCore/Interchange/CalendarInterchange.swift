@@ -5,7 +5,7 @@ import NudgeCalendar
 ///
 /// An item is a VTODO: UID (`uid(of:storeID:)`), SUMMARY, DUE (a date, `DUE;VALUE=DATE`, for an item due on a day),
 /// STATUS (and COMPLETED), PRIORITY, if it reminds a VALARM at the due instant (09:00 of a day: `PT9H` after its
-/// start) and one per advance warning before it, RRULE where its repeat rule has an exact
+/// start, `PT8H` or `PT10H` on a day the clocks change) and one per advance warning before it, RRULE where its repeat rule has an exact
 /// one (`RecurrenceRuleMapping`), and `X-NUDGE-ONCALENDAR`, the repeat rule as nudge holds it, always. Reading
 /// back, `X-NUDGE-ONCALENDAR` wins over RRULE.
 public enum CalendarInterchange {
@@ -34,19 +34,26 @@ public enum CalendarInterchange {
         zones: ZoneRulesStore
     ) -> String {
         var tasks: [String] = []
-        // Each zone a repeat's DTSTART names, with its VTIMEZONE, in order of first use.
+        // Each zone a repeat's DTSTART names, in order of first use, with the earliest due date that names it: one
+        // VTIMEZONE per zone, from there on, describes every repeat in it (what it says from an instant holds from any
+        // later one).
         var zoneNames: [String] = []
-        var timeZones: [String] = []
+        var earliest: [String: Date] = [:]
         for (item, list) in entries {
             let (lines, zone) = task(item, in: list, storeID: storeID, timeZone: timeZone, zones: zones)
             tasks += lines
-            if let zone, !zoneNames.contains(zone.name) {
-                zoneNames.append(zone.name)
-                timeZones += zone.lines
+            if let zone {
+                if earliest[zone.name] == nil { zoneNames.append(zone.name) }
+                earliest[zone.name] = min(earliest[zone.name] ?? zone.from, zone.from)
             }
         }
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//nudge//nudge \(NudgeVersion.current)//EN"]
-        lines += timeZones + tasks
+        for name in zoneNames {
+            if let from = earliest[name], let component = timeZoneComponent(name, from: from, zones: zones) {
+                lines += component
+            }
+        }
+        lines += tasks
         lines.append("END:VCALENDAR")
         return lines.map(ICalendarText.folded).joined()
     }
@@ -58,7 +65,7 @@ public enum CalendarInterchange {
         timeZone: TimeZone,
         zones: ZoneRulesStore
     )
-        -> (lines: [String], zone: (name: String, lines: [String])?)
+        -> (lines: [String], zone: (name: String, from: Date)?)
     {
         let text = ICalendarText.escaped(item.text)
         var lines = [
@@ -75,7 +82,7 @@ public enum CalendarInterchange {
         // An item checked off before nudge kept the moment has only its last change to say.
         if item.checked { lines.append("COMPLETED:" + utc(item.completedAt ?? item.updatedAt)) }
         let spec = item.repeatRule.flatMap { try? CalendarSpec(parsing: $0, localZone: timeZone, zones: zones) }
-        var zone: (name: String, lines: [String])?
+        var zone: (name: String, from: Date)?
         if let due = item.dueDate {
             // The rule's wall times: floating (the reader's local time, as an expression without a zone means), UTC,
             // or in the zone the expression names, which the document then describes in a VTIMEZONE.
@@ -85,11 +92,9 @@ public enum CalendarInterchange {
                 case .utc: start = ":" + utc(due)
                 case .floating: start = ":" + wallTime(due, in: timeZone)
                 case .named(let name):
-                    if let named = TimeZone(identifier: name),
-                        let description = timeZoneComponent(name, from: due, zones: zones)
-                    {
+                    if let named = TimeZone(identifier: name), timeZoneComponent(name, from: due, zones: zones) != nil {
                         start = ";TZID=\(name):" + wallTime(due, in: named)
-                        zone = (name, description)
+                        zone = (name, due)
                     }
                 }
                 if let start { lines += ["DTSTART" + start, "DUE" + start, "RRULE:" + rule] }

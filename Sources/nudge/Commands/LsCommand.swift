@@ -81,12 +81,12 @@ struct LsCommand: DaemonCommand {
     func run() async throws {
         try await DaemonClient.withConnection(to: global.socketPath) { client in
             let look = global.look(now: try await client.now())
-            let dueBefore: Date? =
-                switch try dueBefore?.due(now: look.now) {
-                case .at(let instant): instant
-                case .on(let day): day.start(in: look.time.timeZone)
-                case nil: nil
-                }
+            // A day alone means before that day begins, the day `parse` gives for it: a weekday named on that
+            // weekday is next week's once its 09:00 has passed, as it always was here.
+            var dueBefore = try self.dueBefore?.date(now: look.now)
+            if let text = self.dueBefore, case .on = try text.due(now: look.now), let instant = dueBefore {
+                dueBefore = CalendarDay(containing: instant, in: look.time.timeZone).start(in: look.time.timeZone)
+            }
             // One list at a time, a page at a time: the output groups by list, and memory holds one page whatever
             // the store holds.
             var names = list.map { [$0] } ?? []

@@ -11,8 +11,9 @@ struct TodayCommand: DaemonCommand {
         abstract: "List the items due today without a time, and those overdue.",
         discussion: """
             An item given a day and no time (nudge add "pay the rent" --due fri) is due all that day. This lists \
-            those due today and those still open from an earlier day, oldest first, as nudged's clock and zone \
-            have it: what the daily digest says. Items due at a time are in 'nudge pending' and 'nudge ls'.
+            those that remind (not those added with --no-remind) due today and those still open from an earlier \
+            day, oldest first, as nudged's clock and zone have it: what the daily digest says. Items due at a time \
+            are in 'nudge pending' and 'nudge ls'.
             """
     )
 
