@@ -226,10 +226,7 @@ enum Render {
         if digest.dueTodayCount > 0 { counts.append("\(digest.dueTodayCount) due today") }
         if digest.overdueCount > 0 { counts.append("\(digest.overdueCount) overdue") }
         // How far back, from the digest's day (nudged's today), not this terminal's.
-        func when(_ day: CalendarDay) -> String {
-            let ago = digest.day.days - day.days
-            return (ago == 0 ? "today" : ago == 1 ? "yesterday" : "\(ago)d ago") + " · " + time.short(day)
-        }
+        func when(_ day: CalendarDay) -> String { time.relative(day, from: digest.day) + " · " + time.short(day) }
         let rows = (digest.overdue.map { ($0, true) } + digest.dueToday.map { ($0, false) }).map { entry, overdue in
             [
                 Cell(String(entry.itemID), .dim), Cell(oneLine(entry.text)),

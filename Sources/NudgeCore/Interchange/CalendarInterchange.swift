@@ -92,7 +92,7 @@ public enum CalendarInterchange {
                 case .utc: start = ":" + utc(due)
                 case .floating: start = ":" + wallTime(due, in: timeZone)
                 case .named(let name):
-                    if let named = TimeZone(identifier: name), timeZoneComponent(name, from: due, zones: zones) != nil {
+                    if let named = TimeZone(identifier: name), canDescribe(name, from: due, zones: zones) {
                         start = ";TZID=\(name):" + wallTime(due, in: named)
                         zone = (name, due)
                     }
@@ -124,6 +124,11 @@ public enum CalendarInterchange {
         }
         lines.append("END:VTODO")
         return (lines, zone)
+    }
+
+    /// Whether `timeZoneComponent` can describe zone `name` from `instant` on, without building the component.
+    private static func canDescribe(_ name: String, from instant: Date, zones: ZoneRulesStore) -> Bool {
+        zones.seasons(named: name, from: instant) != nil || zones.changes(named: name, from: instant) != nil
     }
 
     /// A VTIMEZONE for zone `name` as its rules stand from `instant` (a repeat's first due date) on (`ZoneSeasons`):

@@ -71,8 +71,12 @@ public struct LocalTimeFormat: Sendable {
     }
 
     /// `today`, `tomorrow`, `yesterday`, `in 3d`, `2d ago`: how far a day is from today.
-    public func relative(_ day: CalendarDay) -> String {
-        switch day.days - parts(now).days {
+    public func relative(_ day: CalendarDay) -> String { relative(day, from: today) }
+
+    /// How far `day` is from `reference` (`today` when that is the reference day): a digest's days count from the
+    /// daemon's today, which need not be this terminal's.
+    public func relative(_ day: CalendarDay, from reference: CalendarDay) -> String {
+        switch day.days - reference.days {
         case 0: "today"
         case 1: "tomorrow"
         case -1: "yesterday"
