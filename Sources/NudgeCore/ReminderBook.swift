@@ -14,6 +14,8 @@ public struct ReminderBook: Sendable {
     public var timeZone: TimeZone { scheduler.timeZone }
     /// The zone database repeat rules are read and evaluated with.
     public var zones: ZoneRulesStore { scheduler.zones }
+    /// When the day's digest goes out: seconds of wall time after midnight in `timeZone` (`digestInstant(of:)`).
+    public let digestTime: Int
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -50,11 +52,13 @@ public struct ReminderBook: Sendable {
         clock: any WallClock = SystemWallClock(),
         catchUpWindow: TimeInterval = ReminderScheduler.defaultCatchUpWindow,
         timeZone: TimeZone = .current,
-        zones: ZoneRulesStore = ZoneRulesStore()
+        zones: ZoneRulesStore = ZoneRulesStore(),
+        digestTime: Int = ChecklistItem.dayReminderTime
     ) {
         self.library = library
         self.clock = clock
         self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow, timeZone: timeZone, zones: zones)
+        self.digestTime = digestTime
     }
 
     /// How late a reminder may be found and still fire, for those found late from now on (a reload of nudged's
@@ -75,7 +79,7 @@ public struct ReminderBook: Sendable {
             let items = library.lists.lazy.flatMap { list in list.items.lazy.map { (item: $0, listName: list.name) } }
             restored = scheduler.restore(items, now: clock.now(), limit: limit)
         }
-        return recordingHandled(restored)
+        return withDigest(recordingHandled(restored))
     }
 
     /// Whether a decision (a reminder or a warning) is due by the book's clock: one the timer's wake-up may not have
@@ -84,9 +88,77 @@ public struct ReminderBook: Sendable {
         scheduler.nextDue.map { $0 <= clock.now() } == true
     }
 
-    /// The timer fired or the wall clock changed: fire what is due now, at most `limit` events of it.
+    /// The timer fired or the wall clock changed: fire what is due now, at most `limit` events of it, and the day's
+    /// digest if its instant came.
     public mutating func advance(limit: Int = .max) -> Outcome {
-        recordingHandled(scheduler.advance(to: clock.now(), limit: limit))
+        withDigest(recordingHandled(scheduler.advance(to: clock.now(), limit: limit)))
+    }
+
+    // MARK: The daily digest
+
+    /// When the digest of `day` goes out: `digestTime` on it in nudged's zone (across a DST change, the wall time
+    /// it names: a time the change skips is the first instant after the gap).
+    public func digestInstant(of day: CalendarDay) -> Date { day.instant(at: digestTime, in: timeZone) }
+
+    /// `outcome`, then the digest if its instant has come (at a start: what the day's digest has not brought yet,
+    /// late), and the scheduler told when the next one is. Checked at every start and wake-up, so a clock moved back
+    /// finds the right next instant too.
+    private mutating func withDigest(_ outcome: Outcome) -> Outcome {
+        var outcome = outcome
+        let now = clock.now()
+        if library.digestItemCount > 0, scheduler.digestInstant.map({ $0 <= now }) ?? true {
+            outcome.append(contentsOf: numbered(bringDigest(now: now)))
+        }
+        outcome.append(withDigestInstant(now: now))
+        return outcome
+    }
+
+    /// Tells the scheduler when the next digest is due: `digestTime` today if it is still ahead, else tomorrow; none
+    /// while no item may be listed (`digestItemCount`), so nudged then sleeps as it did before digests.
+    private mutating func withDigestInstant(now: Date) -> SchedulerOutput {
+        guard library.digestItemCount > 0 else { return scheduler.setDigestInstant(nil) }
+        let today = CalendarDay(containing: now, in: timeZone)
+        var next = digestInstant(of: today)
+        if next <= now, let tomorrow = CalendarDay(days: today.days + 1) { next = digestInstant(of: tomorrow) }
+        return scheduler.setDigestInstant(next > now ? next : nil)
+    }
+
+    /// The digest rule. From the day's digest instant on, every item the day's digest lists (`isListed`) that no
+    /// digest of the day brought yet (its `lastFiredAt` is before the instant) is brought, all in one delivery, and
+    /// marked brought (`lastFiredAt` is the instant), so no restart brings it again: at the instant, the digest; after
+    /// it, a follow-up with what a change added to the day (`onlyItem`, at once). A day's digest goes out late on its
+    /// own day only, however late: the next day's lists what it would have, as overdue.
+    private mutating func bringDigest(now: Date, onlyItem itemID: Int? = nil) -> Outcome {
+        let today = CalendarDay(containing: now, in: timeZone)
+        let instant = digestInstant(of: today)
+        guard instant <= now else { return Outcome() }
+        var brought: [ChecklistChange] = []
+        func consider(_ item: ChecklistItem, in listID: Int) {
+            guard item.isListed(inDigestOf: today), (item.lastFiredAt ?? .distantPast) < instant else { return }
+            var marked = item
+            marked.lastFiredAt = instant
+            brought.append(.putItem(marked, listID: listID))
+        }
+        if let itemID {
+            if let item = library.item(id: itemID), let list = library.list(containing: itemID) {
+                consider(item, in: list.listID)
+            }
+        } else {
+            for list in library.lists { for item in list.items { consider(item, in: list.listID) } }
+        }
+        guard !brought.isEmpty else { return Outcome() }
+        for change in brought { try? library.apply(change) }
+        let delivery = DigestDelivery(
+            digest: library.digest(on: today, limit: DigestDelivery.entryLimit),
+            brought: brought.compactMap { if case .putItem(let item, _) = $0 { item.itemID } else { nil } }.sorted(),
+            isFollowUp: itemID != nil,
+            instant: instant,
+            firedAt: now
+        )
+        var outcome = Outcome(changes: brought)
+        outcome.actions = [.deliverDigest(delivery)]
+        outcome.events = [ReminderEvent(digest: delivery)]
+        return outcome
     }
 
     // MARK: Lists
@@ -388,6 +460,14 @@ public struct ReminderBook: Sendable {
         // Due this very moment (`--due now`): it fires now, in the same operation, not at the timer's next wake-up.
         if let next = scheduler.nextDue, next <= now {
             outcome.append(contentsOf: recordingHandled(scheduler.advance(to: now), numbering: false))
+        }
+        // Added to a day whose digest went out: it follows at once.
+        if item.isListed(inDigestOf: CalendarDay(containing: now, in: timeZone)) {
+            outcome.append(contentsOf: bringDigest(now: now, onlyItem: item.itemID))
+        }
+        // The first item a digest may list wakes nudged for the next digest; the last one gone lets it sleep.
+        if (library.digestItemCount > 0) != (scheduler.digestInstant != nil) {
+            outcome.append(withDigestInstant(now: now))
         }
         return (library.item(id: item.itemID) ?? item, numbering ? numbered(outcome) : outcome)
     }

@@ -53,6 +53,7 @@ struct Daemon {
             clock: serviceClock,
             zones: ZoneRulesStore(),
             catchUpWindow: options.catchUpWindow,
+            digestTime: options.digestTime,
             sinks: sinks.sinks,
             events: EventHub(render: APIHandler.frames),
             logger: logger,

@@ -58,6 +58,10 @@ public struct NudgedCommand: AsyncParsableCommand {
             is no desktop (so nudged in the foreground shows each reminder). With no journald, journal entries go \
             to stderr. The start-up log says which sinks are on and why any is off.
 
+            Items due on a day without a time do not fire one by one: at --digest-time (09:00 in nudged's zone) the \
+            day's digest brings them and the overdue ones to each sink at once, as one notification and one journal \
+            entry; one added to the day after that follows at once.
+
             Example: nudged --sinks journal,command --on-fire notify-pager --team ops
 
             Settings: each option may also come from the environment (NUDGE_ and the option in capitals: \
@@ -136,6 +140,9 @@ public struct NudgedCommand: AsyncParsableCommand {
 
     @Option(help: NudgedSettings.Key.compactAfter.help)
     var compactAfter: String?
+
+    @Option(help: NudgedSettings.Key.digestTime.help)
+    var digestTime: String?
 
     @Option(help: NudgedSettings.Key.maxConnections.help)
     var maxConnections: Int?

@@ -63,7 +63,7 @@ extension ReminderService {
                 switch action {
                 case .armTimer(let instant): timer.arm(at: instant)
                 case .disarmTimer: timer.arm(at: nil)
-                case .deliver, .withdraw: break
+                case .deliver, .deliverDigest, .withdraw: break
                 }
             }
         }

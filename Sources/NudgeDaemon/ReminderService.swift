@@ -32,6 +32,8 @@ final class ReminderService: Service {
     let zones: ZoneRulesStore
     /// What a new book gets (after a failed write); a reload may change it.
     private let catchUpWindow: Mutex<TimeInterval>
+    /// When the day's digest goes out, in seconds after midnight (`ReminderBook.digestTime`).
+    private let digestTime: Int
     private let logger: Logger
     private let makeTimer: MakeTimer
     private let inputs: AsyncStream<Input>
@@ -47,6 +49,7 @@ final class ReminderService: Service {
         clock: any WallClock,
         zones: ZoneRulesStore,
         catchUpWindow: TimeInterval,
+        digestTime: Int = ChecklistItem.dayReminderTime,
         sinks: [any ReminderSink],
         events: EventHub,
         logger: Logger,
@@ -58,6 +61,7 @@ final class ReminderService: Service {
         self.clock = clock
         self.zones = zones
         self.catchUpWindow = Mutex(catchUpWindow)
+        self.digestTime = digestTime
         self.logger = logger
         self.makeTimer = makeTimer
         (inputs, input) = AsyncStream.makeStream()
@@ -326,7 +330,8 @@ final class ReminderService: Service {
             library: library,
             clock: clock,
             catchUpWindow: catchUpWindow.withLock { $0 },
-            zones: zones
+            zones: zones,
+            digestTime: digestTime
         )
     }
 
@@ -349,6 +354,8 @@ final class ReminderService: Service {
             switch action {
             case .deliver(let delivery):
                 for sink in sinks { sink.enqueue(.deliver(delivery)) }
+            case .deliverDigest(let digest):
+                for sink in sinks { sink.enqueue(.deliverDigest(digest)) }
             case .withdraw(let itemID):
                 for sink in sinks { sink.enqueue(.withdraw(itemID: itemID)) }
             case .armTimer, .disarmTimer:
@@ -358,7 +365,8 @@ final class ReminderService: Service {
         for event in outcome.events {
             for sink in sinks { sink.enqueue(.observe(event)) }
             logger.info(
-                "\(event.kind.rawValue) item \(event.itemID)",
+                event.kind == .digest
+                    ? "digest of \(event.day?.iso ?? "?")" : "\(event.kind.rawValue) item \(event.itemID)",
                 metadata: ["due": "\(event.due.formatted(.iso8601))", "event": "\(event.kind.rawValue)"]
             )
         }

@@ -7,7 +7,10 @@ import NudgeCore
 /// (ISO 8601, UTC), NUDGE_LATE (whole seconds after the due instant; 0 when on time) and NUDGE_PRIORITY (low,
 /// normal or high); for a recurring item, NUDGE_REPEAT (its rule) and, when one late fire stands for several
 /// occurrences, NUDGE_COALESCED (how many); for an advance warning, NUDGE_WARNING (how long before NUDGE_DUE, ISO
-/// 8601; NUDGE_LATE then counts from the warning's instant). Its output goes to nudged's stderr; its exit status is logged.
+/// 8601; NUDGE_LATE then counts from the warning's instant). For the day's digest of items due on a day (or a
+/// follow-up to it), it runs with NUDGE_DIGEST (the day, YYYY-MM-DD), NUDGE_ITEM_IDS (those it brings, separated by
+/// spaces; the first 1,000), NUDGE_TEXT (what it says), NUDGE_DUE (the day's digest instant) and NUDGE_LATE, and no NUDGE_ITEM_ID.
+/// Its output goes to nudged's stderr; its exit status is logged.
 public struct CommandSink: ReminderSink {
     public let name = "command"
     public let program: [String]
@@ -28,6 +31,25 @@ public struct CommandSink: ReminderSink {
         let itemID = delivery.reminder.itemID
         let line: Logger.Message = "on-fire \(program[0]) for item \(itemID) \(outcome.describe(timeout: timeout))"
         if outcome.succeeded { logger.info(line) } else { logger.warning(line) }
+    }
+
+    public func deliver(digest: DigestDelivery) async {
+        let outcome = await runner.run(command(for: digest))
+        let line: Logger.Message =
+            "on-fire \(program[0]) for the digest of \(digest.digest.day) \(outcome.describe(timeout: timeout))"
+        if outcome.succeeded { logger.info(line) } else { logger.warning(line) }
+    }
+
+    func command(for digest: DigestDelivery) -> ProcessCommand {
+        let environment = [
+            "NUDGE_DIGEST": digest.digest.day.iso,
+            // The first 1,000: Linux refuses a variable over 128 KiB, and a program that needs all reads the API.
+            "NUDGE_ITEM_IDS": digest.brought.prefix(1_000).map(String.init).joined(separator: " "),
+            "NUDGE_TEXT": digest.isFollowUp ? digest.broughtSummary : digest.digest.summary,
+            "NUDGE_DUE": InstantFormat.format(digest.instant),
+            "NUDGE_LATE": String(Int(max(digest.lateBy, 0).rounded(.down))),
+        ]
+        return ProcessCommand(program[0], Array(program.dropFirst()), environment: environment, timeout: timeout)
     }
 
     func command(for delivery: Delivery) -> ProcessCommand {

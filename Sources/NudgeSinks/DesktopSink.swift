@@ -3,7 +3,8 @@ import Logging
 import NudgeCore
 
 /// Shows reminders as desktop notifications, talking to the notification server over the session bus: one
-/// notification per item, replaced in place when the item fires again, closed when it is checked off or deleted.
+/// notification per item, replaced in place when the item fires again, closed when it is checked off or deleted; and
+/// one for the day's digest, which its follow-ups and the next day's digest replace.
 /// Where the server offers actions, a notification has **Done** and **Snooze** buttons; what the user does with
 /// it (a button, dismissing it) goes to the daemon through `listen`. Which notification shows which item is kept
 /// in nudged's runtime directory, so a restarted nudged still replaces and closes what is on screen, as long as
@@ -56,29 +57,44 @@ public actor DesktopSink: ReminderSink {
         self.logger = logger
     }
 
+    /// The key the day's digest notification is kept under in `shown`: no item has ID 0.
+    static let digestKey = 0
+
     public func deliver(_ delivery: Delivery) async {
-        let itemID = delivery.reminder.itemID
+        await show(delivery.reminder.itemID, due: delivery.reminder.due, as: "item \(delivery.reminder.itemID)") {
+            [snoozeLabel] replacing, capabilities in
+            Self.notification(delivery, replacing: replacing, capabilities: capabilities, snoozeLabel: snoozeLabel)
+        }
+    }
+
+    public func deliver(digest: DigestDelivery) async {
+        await show(Self.digestKey, due: digest.instant, as: "the digest") { replacing, capabilities in
+            Self.notification(digest, replacing: replacing, capabilities: capabilities)
+        }
+    }
+
+    /// Shows what `make` builds, replacing what `key` shows, and keeps it as `key`'s.
+    private func show(
+        _ key: Int,
+        due: Date,
+        as what: String,
+        _ make: (_ replacing: UInt32?, _ capabilities: Set<String>) -> DesktopNotification
+    ) async {
         do {
             let capabilities = try await currentCapabilities()
             // Before showing: the file must not name a later server than the one that showed what it holds.
             if serverIdentity == nil { serverIdentity = try? await server.identity() }
-            // Read after the waits: what the item shows may have changed meanwhile.
-            let notification = Self.notification(
-                delivery,
-                replacing: shown[itemID]?.notification,
-                capabilities: capabilities,
-                snoozeLabel: snoozeLabel
-            )
-            let (notificationID, shownIn) = try await server.notify(notification)
+            // Read after the waits: what the key shows may have changed meanwhile.
+            let (notificationID, shownIn) = try await server.notify(make(shown[key]?.notification, capabilities))
             guard shownIn >= epoch else {
-                logger.info("item \(itemID) was shown by a notification server that has gone since")
+                logger.info("\(what) was shown by a notification server that has gone since")
                 return
             }
-            shown[itemID] = Shown(notification: notificationID, due: delivery.reminder.due, epoch: shownIn)
+            shown[key] = Shown(notification: notificationID, due: due, epoch: shownIn)
             save()
-            logger.debug("item \(itemID) shows as notification \(notificationID)")
+            logger.debug("\(what) shows as notification \(notificationID)")
         } catch {
-            logger.warning("showing item \(itemID) on the desktop: \(Self.describe(error))")
+            logger.warning("showing \(what) on the desktop: \(Self.describe(error))")
         }
     }
 
@@ -105,7 +121,8 @@ public actor DesktopSink: ReminderSink {
                 await close(notificationID, of: itemID)
                 await respond(itemID, entry.due, response)
             case .closed(let notificationID, let reason):
-                guard let (itemID, entry) = take(notificationID) else { continue }
+                // The digest closed is nothing to record: its items stay as they are.
+                guard let (itemID, entry) = take(notificationID), itemID != Self.digestKey else { continue }
                 switch reason {
                 case 1: await respond(itemID, entry.due, .expired)
                 case 2: await respond(itemID, entry.due, .dismissed)
@@ -235,6 +252,38 @@ public actor DesktopSink: ReminderSink {
             actions: capabilities.contains("actions")
                 ? [NotificationResponse.done.rawValue, "Done", NotificationResponse.snooze.rawValue, snoozeLabel] : [],
             urgency: urgency
+        )
+    }
+
+    /// The day's digest: what is due today and overdue in the summary, the items' texts in the body (the first
+    /// `DigestDelivery.entryLimit` of each, and how many more), no buttons (Done for a list of items would say
+    /// nothing of which). A follow-up says what it adds in the summary, and lists the day as the digest does.
+    static func notification(_ delivery: DigestDelivery, replacing notificationID: UInt32?, capabilities: Set<String>)
+        -> DesktopNotification
+    {
+        let digest = delivery.digest
+        func lines(_ entries: [Digest.Entry], count: Int, label: String) -> [String] {
+            guard count > 0 else { return [] }
+            let more = count - entries.count
+            return ["\(label):"] + entries.map { "• \($0.text)  #\($0.itemID)" }
+                + (more > 0 ? ["• and \(more) more"] : [])
+        }
+        let text =
+            (lines(digest.dueToday, count: digest.dueTodayCount, label: "Due today")
+            + lines(digest.overdue, count: digest.overdueCount, label: "Overdue")).joined(separator: "\n")
+        var counts: [String] = []
+        if digest.dueTodayCount > 0 { counts.append("\(digest.dueTodayCount) due") }
+        if digest.overdueCount > 0 { counts.append("\(digest.overdueCount) overdue") }
+        let summary =
+            delivery.isFollowUp
+            ? "Also today: \(delivery.broughtSummary)"
+            : "Today: " + (counts.isEmpty ? "nothing due" : counts.joined(separator: ", "))
+        return DesktopNotification(
+            replacesID: notificationID ?? 0,
+            summary: summary,
+            body: capabilities.contains("body-markup") ? escapingBodyMarkup(text) : text,
+            actions: [],
+            urgency: UInt8(Priority.normal.rank)
         )
     }
 

@@ -25,6 +25,7 @@ public struct JournalEntry: Sendable, Equatable {
         case .warned: "2617270170764842b07c5e1b3dd07b7e"
         case .dismissed: "ab6c533a88b845bda43d59d0f4b1f6b3"
         case .expired: "c530e9028b9a4487bac95d352cb48776"
+        case .digest: "8ebfc08e841a4a42af242776147f4ffb"
         }
     }
 
@@ -33,13 +34,14 @@ public struct JournalEntry: Sendable, Equatable {
 
     /// syslog priorities: a reminder (or advance warning) of normal priority that fires is a notice (5); one that
     /// fires late or is missed, a warning (4). A low-priority one is information (6), a high-priority one critical
-    /// (2). The scheduler's other decisions are information.
+    /// (2). A digest is a notice, as a reminder on time. The scheduler's other decisions are information.
     public static func priority(of event: ReminderEvent) -> Int {
         switch (event.kind, event.priority ?? .normal) {
         case (.fired, .low), (.warned, .low), (.missed, .low): 6
         case (.fired, .high), (.warned, .high), (.missed, .high): 2
         case (.fired, .normal), (.warned, .normal): (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
         case (.missed, .normal): 4
+        case (.digest, _): 5
         case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _), (.dismissed, _),
             (.expired, _):
             6
@@ -65,6 +67,7 @@ public struct JournalEntry: Sendable, Equatable {
             case .warned: "due in \(DurationText.short(event.warningTimeLeft ?? 0)) (\(due)): \(event.text)"
             case .dismissed: "notification dismissed: \(event.text)"
             case .expired: "notification expired: \(event.text)"
+            case .digest: event.text
             }
         append("MESSAGE", message)
         append("PRIORITY", String(Self.priority(of: event)))
@@ -78,8 +81,14 @@ public struct JournalEntry: Sendable, Equatable {
         append("NUDGE_EVENT", event.kind.rawValue)
         // The event's ID in nudged's history (`nudge events`): a reader that sees one twice has seen one event.
         append("NUDGE_EVENT_ID", String(event.id))
-        append("NUDGE_ITEM_ID", String(event.itemID))
-        append("NUDGE_LIST", event.listName)
+        if event.kind == .digest {
+            // About several items: `journalctl NUDGE_EVENT=digest` lists the days' digests.
+            append("NUDGE_ITEM_IDS", (event.itemIDs ?? []).map(String.init).joined(separator: " "))
+            if let day = event.day { append("NUDGE_DAY", day.iso) }
+        } else {
+            append("NUDGE_ITEM_ID", String(event.itemID))
+            append("NUDGE_LIST", event.listName)
+        }
         append("NUDGE_DUE", due)
         // When nudged decided, by its clock: under `--clock manual`, the virtual instant, unlike the entry's own time.
         append("NUDGE_AT", InstantFormat.format(event.at))

@@ -29,6 +29,9 @@ public final class JournalSink: ReminderSink {
     /// A fired reminder reaches the journal as its `fired` entry, through `observe`.
     public func deliver(_ delivery: Delivery) async {}
 
+    /// A digest reaches the journal as its `digest` entry, through `observe`: one a delivery.
+    public func deliver(digest: DigestDelivery) async {}
+
     public func observe(_ event: ReminderEvent) async {
         let entry = JournalEntry(event)
         if let invalid = entry.invalidFieldName {

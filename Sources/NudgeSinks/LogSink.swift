@@ -24,4 +24,16 @@ public struct LogSink: ReminderSink {
             ]
         )
     }
+
+    public func deliver(digest: DigestDelivery) async {
+        logger.notice(
+            digest.isFollowUp
+                ? "added to today's digest: \(digest.broughtSummary)" : "today's digest: \(digest.digest.summary)",
+            metadata: [
+                "day": "\(digest.digest.day.iso)",
+                "items": "\(digest.brought.map(String.init).joined(separator: ","))",
+                "late": "\(digest.isLate ? "\(Int(digest.lateBy))s" : "no")",
+            ]
+        )
+    }
 }

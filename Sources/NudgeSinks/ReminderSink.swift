@@ -8,6 +8,8 @@ public protocol ReminderSink: Sendable {
     var name: String { get }
     /// Shows or sends the reminder.
     func deliver(_ delivery: Delivery) async
+    /// Shows or sends the day's digest of items due on a day, or a follow-up to it.
+    func deliver(digest: DigestDelivery) async
     /// The item is done, deleted or no longer wants reminding: take back what this sink still shows of it.
     func withdraw(itemID: Int) async
     /// Every decision the scheduler made (scheduled, replaced, cancelled, fired, missed), for sinks that keep a

@@ -8,6 +8,7 @@ import Synchronization
 public final class SinkQueue: Sendable {
     public enum Work: Sendable, Equatable {
         case deliver(Delivery)
+        case deliverDigest(DigestDelivery)
         case withdraw(itemID: Int)
         case observe(ReminderEvent)
     }
@@ -33,6 +34,7 @@ public final class SinkQueue: Sendable {
             for await work in stream {
                 switch work {
                 case .deliver(let delivery): await sink.deliver(delivery)
+                case .deliverDigest(let digest): await sink.deliver(digest: digest)
                 case .withdraw(let itemID): await sink.withdraw(itemID: itemID)
                 case .observe(let event): await sink.observe(event)
                 }

@@ -78,7 +78,7 @@ enum Render {
     }
 
     /// ID, check box, text, due (relative and absolute), then the repeat rule, a priority other than normal, and the
-    /// pending or overdue mark.
+    /// pending or overdue mark, or `digest` for an item due on a day that the day's digest brings.
     private static func itemRow(_ item: Components.Schemas.Item, look: Look) -> [Cell] {
         let overdue = isOverdue(item, look: look)
         var notes: [(text: String, style: Terminal.Style)] = [(item._repeat.map { "↻ \($0)" } ?? "", .cyan)]
@@ -91,6 +91,8 @@ enum Render {
             notes.append((pendingMark, .plain))
         } else if overdue {
             notes.append(("overdue", .red))
+        } else if remindsInDigest(item) {
+            notes.append(("digest", .plain))
         }
         return [
             Cell(String(item.itemID), .dim),
@@ -112,6 +114,11 @@ enum Render {
         if let day = item.dueDay { return day < look.time.today && item.pendingDue == nil }
         guard let due = item.dueDate?.date else { return false }
         return due < look.now && item.pendingDue == nil
+    }
+
+    /// An open item due on a day that reminds: the day's digest brings it (`nudge today`).
+    static func remindsInDigest(_ item: Components.Schemas.Item) -> Bool {
+        item.dueDay != nil && item.shouldRemind && !item.checked
     }
 
     /// Where an item's due date sorts: an item due on a day at the day's start, before that day's timed items.
@@ -139,7 +146,11 @@ enum Render {
             ("Priority", item.priority.rawValue),
             ("Catch up", item.catchUp.map(catchUpText) ?? "as nudged's --catch-up-window says"),
             ("Warnings", item.warnings.map(warningsText) ?? "none"),
-            ("Pending", item.pendingDue.map { "\(pendingMark) \(date($0, otherwise: ""))" } ?? "no reminder pending"),
+            (
+                "Pending",
+                item.pendingDue.map { "\(pendingMark) \(date($0, otherwise: ""))" }
+                    ?? (remindsInDigest(item) ? "in the day's digest (nudge today)" : "no reminder pending")
+            ),
             // The due instant whose reminder was last fired or found missed, not when that happened.
             ("Last reminder", item.lastFiredAt.map { "for the instant due \(date($0, otherwise: ""))" } ?? "none yet"),
             ("Created", date(item.createdAt, otherwise: "")),
@@ -163,20 +174,11 @@ enum Render {
     }
 
     /// What to tell someone whose item reminds but is due at an instant already past (further back than `--due
-    /// now`): it is kept, but no reminder will fire for it. Nil when one is pending or has fired.
+    /// now`): it is kept, but no reminder will fire for it. Nil when one is pending or has fired, and for an item due
+    /// on a day, which the day's digest brings.
     static func pastDueNote(_ item: Components.Schemas.Item, look: Look) -> String? {
         guard item.shouldRemind, !item.checked, item.pendingDue == nil else { return nil }
-        if let day = item.dueDay {
-            // A day reminds at 09:00 of it in nudged's zone, which the answer does not say: no reminder pending and
-            // none fired since the day began (here) mean that hour has passed there.
-            guard day <= look.time.today,
-                (item.lastFiredAt?.date).map({ $0 < day.start(in: look.time.timeZone) }) ?? true
-            else { return nil }
-            let hour = ChecklistItem.dayReminderTime
-            return "note: item \(item.itemID) is due \(look.time.relative(day)), \(look.time.short(day)), and a day "
-                + "reminds at \(hour / 3600):\(String(hour % 3600 / 60 + 100).dropFirst()) of it in nudged's zone, "
-                + "which has passed, so no reminder will fire for it; give a time, like \"in 10m\", to be reminded"
-        }
+        // An item due on a day (it answers without a dueDate) is in the day's digest, or follows it at once.
         guard let due = item.dueDate?.date, (item.lastFiredAt?.date).map({ $0 < due }) ?? true else { return nil }
         return "note: item \(item.itemID) is due \(look.time.full(due)) (\(look.time.relative(due))), which has "
             + "passed, so no reminder will fire for it; give a time ahead, like \"in 10m\", or \"now\""
@@ -296,11 +298,18 @@ enum Render {
             detail = event.source == .notification ? "due \(due), done" : "occurrence due \(due) done"
         case .dismissed, .expired:
             detail = "showing due \(due)"
+        case .digest:
+            let late = event.lateBy ?? 0
+            let ids = event.itemIDs ?? []
+            let named = ids.prefix(10).map { "#\($0)" } + (ids.count > 10 ? ["and \(ids.count - 10) more"] : [])
+            detail =
+                "\(ids.count) item\(ids.count == 1 ? "" : "s"): " + named.joined(separator: " ") + ", "
+                + (late < 1 ? "on time" : "\(DurationText.short(late)) after \(due)")
         }
         let kind = event.kind.rawValue + String(repeating: " ", count: max(0, 9 - event.kind.rawValue.count))
         let style: Terminal.Style =
             switch event.kind {
-            case .fired, .warned: .bold
+            case .fired, .warned, .digest: .bold
             case .missed: .red
             case .cancelled: .dim
             default: .plain
@@ -308,7 +317,9 @@ enum Render {
         let stamp = time.stamp(at) + (relative ? " (\(time.relative(at)))" : "")
         let source = event.source.map { ", from the \($0.rawValue)" } ?? ""
         return
-            "\(stamp)  \(look.terminal.styled(kind, style))  #\(event.itemID) \(quoted(event.text)) (\(detail)\(source))  "
+            "\(stamp)  \(look.terminal.styled(kind, style))  "
+            + (event.kind == .digest ? "" : "#\(event.itemID) ")
+            + "\(quoted(event.text)) (\(detail)\(source))  "
             + "event \(event.id)"
     }
 

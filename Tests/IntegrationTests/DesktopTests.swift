@@ -5,11 +5,12 @@ import Testing
 /// scripted one (Tests/Tools/notification-server.py) for what dunst cannot vary or do: capabilities, expiry.
 @Suite(.timeLimit(hangLimit)) struct DesktopTests {
     /// Runs `body` with a private desktop and a nudged delivering to it (logging at debug level, where the desktop
-    /// sink says which notification shows which item), and cleans up after both.
-    private func withDesktopDaemon(
+    /// sink says which notification shows which item; in `timeZone` if given), and cleans up after both.
+    static func withDesktopDaemon(
         _ server: DesktopSession.Server = .dunst(markup: false),
         clock: TestClock = .manual(TestClock.epoch),
         arguments: [String] = [],
+        timeZone: String? = nil,
         _ body: (DesktopSession, Sandbox, Daemon) async throws -> Void
     ) async throws {
         let desktop = try await DesktopSession(server)
@@ -21,14 +22,14 @@ import Testing
             sinks: "desktop",
             clock: clock,
             arguments: ["--log-level", "debug"] + arguments,
-            environment: desktop.environment
+            environment: desktop.environment.merging(timeZone.map { ["TZ": $0] } ?? [:]) { $1 }
         )
         defer { daemon.stop() }
         try await body(desktop, sandbox, daemon)
     }
 
     @Test func anItemShowsOnceReplacedInPlaceAndClosesWhenCheckedOff() async throws {
-        try await withDesktopDaemon { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon { desktop, sandbox, daemon in
             let itemID = try await sandbox.addItem("call mum", due: TestClock.epoch + 60)
             try await sandbox.moveClock(to: TestClock.epoch + 60)
             let first = try await daemon.awaitLog("item \(itemID) shows as notification")
@@ -61,7 +62,7 @@ import Testing
 
     @Test func anAdvanceWarningShowsHowSoonAndTheReminderReplacesItInPlace() async throws {
         let start = TestClock.epoch
-        try await withDesktopDaemon { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon { desktop, sandbox, daemon in
             let added = try await sandbox.nudge("add", "dentist", "--due", iso(start + 3600), "--warn", "10m")
             #expect(added.status == 0, "\(added)")
             try await sandbox.moveClock(to: start + 3000)
@@ -81,7 +82,7 @@ import Testing
     @Test(arguments: [true, false]) func textIsShownLiterally(serverReadsMarkup: Bool) async throws {
         let server: DesktopSession.Server =
             serverReadsMarkup ? .dunst(markup: true) : .scripted(capabilities: ["actions", "body"])
-        try await withDesktopDaemon(server) { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon(server) { desktop, sandbox, daemon in
             let text = "-u critical <b>bold</b> & co\nsecond line"
             let due = TestClock.epoch + 60
             _ = try await sandbox.addItem(text, due: due)
@@ -107,7 +108,7 @@ import Testing
 
     /// Buttons only where the server has actions: the scripted server without them gets none.
     @Test func aServerWithoutActionsGetsNoButtons() async throws {
-        try await withDesktopDaemon(.scripted(capabilities: ["body", "body-markup"])) { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon(.scripted(capabilities: ["body", "body-markup"])) { desktop, sandbox, daemon in
             let itemID = try await sandbox.addItem("a & b", due: TestClock.epoch + 60)
             try await sandbox.moveClock(to: TestClock.epoch + 60)
             try await daemon.awaitLog("item \(itemID) shows as notification")
@@ -119,7 +120,7 @@ import Testing
     /// Done on dunst's notification checks the item off: durably (a restarted nudged has it checked), with a
     /// `completed` event that says it came from the notification, and the notification goes.
     @Test func doneOnTheNotificationChecksTheItemOff() async throws {
-        try await withDesktopDaemon { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon { desktop, sandbox, daemon in
             let itemID = try await sandbox.addItem("call mum", due: TestClock.epoch + 60)
             try await sandbox.moveClock(to: TestClock.epoch + 60)
             let notificationID = try await shownAs(itemID, daemon)
@@ -143,7 +144,7 @@ import Testing
     /// notification goes, and a new one comes when the snooze ends, driven by the manual clock.
     @Test func snoozeOnTheNotificationBringsTheReminderBack() async throws {
         let start = TestClock.epoch
-        try await withDesktopDaemon(arguments: ["--snooze-length", "5m"]) { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon(arguments: ["--snooze-length", "5m"]) { desktop, sandbox, daemon in
             #expect(try await sandbox.nudge("add", "stretch", "--due", iso(start + 60)).status == 0)
             try await sandbox.moveClock(to: start + 60)
             let notificationID = try await shownAs(1, daemon)
@@ -164,7 +165,7 @@ import Testing
     /// itself as `expired` (the scripted server). Neither changes the item.
     @Test(arguments: [false, true]) func aClosedNotificationIsRecorded(expired: Bool) async throws {
         let server: DesktopSession.Server = expired ? .scripted(capabilities: ["actions"]) : .dunst(markup: false)
-        try await withDesktopDaemon(server) { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon(server) { desktop, sandbox, daemon in
             let itemID = try await sandbox.addItem("water the plants", due: TestClock.epoch + 60)
             try await sandbox.moveClock(to: TestClock.epoch + 60)
             let notificationID = try await shownAs(itemID, daemon)
@@ -179,7 +180,7 @@ import Testing
     /// Which notification shows which item is kept in the runtime directory: after a restart of nudged (not of the
     /// server), an edit replaces the notification on screen and a check-off closes it.
     @Test func aRestartedDaemonStillReplacesAndClosesWhatIsOnScreen() async throws {
-        try await withDesktopDaemon { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon { desktop, sandbox, daemon in
             let itemID = try await sandbox.addItem("call mum", due: TestClock.epoch + 60)
             try await sandbox.moveClock(to: TestClock.epoch + 60)
             let notificationID = try await shownAs(itemID, daemon)
@@ -209,7 +210,7 @@ import Testing
     /// A server that restarts took its notifications with it: nudged forgets them, asks the new one what it
     /// supports, and shows the next reminder as a new notification instead of replacing one that is gone.
     @Test func aNewServerStartsAfresh() async throws {
-        try await withDesktopDaemon(.scripted(capabilities: ["actions"])) { desktop, sandbox, daemon in
+        try await Self.withDesktopDaemon(.scripted(capabilities: ["actions"])) { desktop, sandbox, daemon in
             let itemID = try await sandbox.addItem("call mum", due: TestClock.epoch + 60)
             try await sandbox.moveClock(to: TestClock.epoch + 60)
             _ = try await shownAs(itemID, daemon)

@@ -20,6 +20,8 @@ import Testing
             seen.withLock { $0.append("deliver \(delivery.reminder.itemID)") }
         }
 
+        func deliver(digest: DigestDelivery) async { seen.withLock { $0.append("digest \(digest.brought)") } }
+
         func withdraw(itemID: Int) async { seen.withLock { $0.append("withdraw \(itemID)") } }
 
         func observe(_ event: ReminderEvent) async { seen.withLock { $0.append("\(event.kind) \(event.itemID)") } }

@@ -61,6 +61,8 @@ extension NudgeStoreTests {
             event.id = 76
             event.catchUp = .never
             event.source = .notification
+            event.itemIDs = [42, 43]
+            event.day = CalendarDay(iso: "2027-01-15")
             return event
         }()
 
@@ -81,13 +83,14 @@ extension NudgeStoreTests {
             #expect(Self.propertiesLeftBlank(Self.list, blank: Checklist.blank) == [])
             let fields = StoreSnapshot(library: try Self.library(), logSequence: 12).fields
             #expect(Self.propertiesLeftBlank(fields, blank: SnapshotFields(formatVersion: 0)) == [])
-            // The library's properties, each stored through `SnapshotFields` (`locations` is an index built on load).
+            // The library's properties, each stored through `SnapshotFields` (`locations` is an index built on load,
+            // `digestItemCount` a count kept with it).
             let libraryProperties = Set(Mirror(reflecting: try Self.library()).children.compactMap(\.label))
             #expect(
                 libraryProperties
                     == [
                         "nextItemID", "nextListID", "nextEventID", "lists", "chosenDefaultListID", "storeID",
-                        "locations",
+                        "locations", "digestItemCount",
                     ],
                 "a library property was added: store it in SnapshotFields (StoreSchema.swift), then list it here"
             )

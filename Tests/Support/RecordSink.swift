@@ -8,6 +8,7 @@ import Synchronization
 package final class RecordSink: ReminderSink {
     package enum Entry: Sendable, Equatable {
         case delivered(Delivery)
+        case digest(DigestDelivery)
         case withdrawn(itemID: Int)
         case observed(ReminderEvent)
     }
@@ -21,6 +22,10 @@ package final class RecordSink: ReminderSink {
 
     package func deliver(_ delivery: Delivery) async {
         recorded.withLock { $0.append(.delivered(delivery)) }
+    }
+
+    package func deliver(digest: DigestDelivery) async {
+        recorded.withLock { $0.append(.digest(digest)) }
     }
 
     package func withdraw(itemID: Int) async {

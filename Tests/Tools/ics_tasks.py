@@ -90,7 +90,7 @@ def task(todo, zone):
     if start_value is not None and start is None:
         start = day_start(start_value.dt, zone)
     due_day = due_value.dt if due_value is not None and due is None else None
-    # nudge reminds at 09:00 of a due day, in nudged's zone.
+    # nudge counts a due day's alarms back from 09:00 of it (where it sorts), in nudged's zone.
     reminds = due if due_day is None else day_start(due_day, zone) + datetime.timedelta(hours=9)
     end = due if due_day is None else day_start(due_day, zone)
     if due is None and start is not None and "DURATION" in todo:

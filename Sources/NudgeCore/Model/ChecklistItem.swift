@@ -10,16 +10,18 @@ public struct ChecklistItem: Sendable, Equatable {
     /// open, and for an item checked off before nudge kept this (store format 5 and older).
     public var completedAt: Date?
     /// When it is due, and when its reminder fires. For an item due on a day (`dueDay`), the day at
-    /// `dayReminderTime` in nudged's zone at the change that set the day.
+    /// `dayReminderTime` in nudged's zone at the change that set the day: where it sorts and exports, not when it
+    /// reminds (the day's digest brings it).
     public var dueDate: Date?
     /// The day it is due on, when it was given a day and no time (`--due fri`, `DUE;VALUE=DATE`): it is due all that
-    /// day and overdue from the next. Never with a repeat rule, whose occurrences are instants.
+    /// day and overdue from the next. Never with a repeat rule, whose occurrences are instants. It does not fire on its
+    /// own: the daily digest lists it (`ReminderBook`), unless it is snoozed to an instant.
     public var dueDay: CalendarDay?
     public var shouldRemind: Bool
     public var createdAt: Date
     public var updatedAt: Date
     /// The due instant whose reminder was last handled: fired, or recorded as missed. A restart never handles the
-    /// same due instant twice.
+    /// same due instant twice. For an item due on a day, also the instant of the last digest that brought it.
     public var lastFiredAt: Date?
     /// A systemd calendar expression in its normalized form (`Mon..Fri *-*-* 09:30:00`): the item recurs, and
     /// `dueDate` is its next occurrence.
@@ -93,8 +95,8 @@ public struct ChecklistItem: Sendable, Equatable {
         }
     }
 
-    /// When an item due on a day reminds: 09:00 of the day, the hour a day alone has always meant in nudge
-    /// (`TimeInput`). (The daily digest of date-only items, which is to replace a reminder each, is not built yet.)
+    /// The hour a day alone means where an instant is needed: 09:00, for `TimeInput.parse` and for the `dueDate` an
+    /// item due on a day sorts and exports by; and the digest's default time (`digestTime`).
     public static let dayReminderTime = 9 * 3600
 
     /// Sets the due date to `day` at `dayReminderTime` in `zone`.
@@ -110,10 +112,14 @@ public struct ChecklistItem: Sendable, Equatable {
     /// client's clock a moment before nudged sees it.
     public static let immediateGrace: TimeInterval = 1
 
-    /// The replacement rule: an item has a pending reminder iff it asks for one, is not done, and is due (or
-    /// snoozed to) later, or within the last `immediateGrace` and not handled yet (it then fires at once).
+    /// Whether it reminds on its own, at `reminderInstant`: asked to, not done, and due at an instant or snoozed to
+    /// one. An item due on a day reminds through the day's digest instead.
+    var remindsAlone: Bool { shouldRemind && !checked && (dueDay == nil || snoozedUntil != nil) }
+
+    /// The replacement rule: an item has a pending reminder iff it reminds on its own (`remindsAlone`), and is due
+    /// (or snoozed to) later, or within the last `immediateGrace` and not handled yet (it then fires at once).
     public func wantsReminder(at now: Date) -> Bool {
-        guard shouldRemind, !checked, let instant = reminderInstant else { return false }
+        guard remindsAlone, let instant = reminderInstant else { return false }
         if let lastFiredAt, lastFiredAt >= instant { return false }
         return instant > now - Self.immediateGrace
     }
@@ -133,7 +139,7 @@ public struct ChecklistItem: Sendable, Equatable {
     /// Only an instant that was still ahead when the item was last edited (or within `immediateGrace` of it)
     /// counts: a due date set in the past was never pending, so it is neither fired late nor reported missed.
     public func overdueInstant(at now: Date) -> Date? {
-        guard shouldRemind, !checked, let instant = reminderInstant, instant <= now,
+        guard remindsAlone, let instant = reminderInstant, instant <= now,
             instant > updatedAt - Self.immediateGrace
         else {
             return nil

@@ -26,6 +26,9 @@ public struct ChecklistLibrary: Sendable, Equatable {
 
     /// Where each item sits, so edits and fires are O(1). Rebuilt lazily after a change that moves positions.
     private var locations: [Int: ItemLocation] = [:]
+    /// How many items a day's digest may list (open, reminding, due on a day: `mayBeListedInDigest`), kept with
+    /// `locations`: while there are none, nudged does not wake for a digest.
+    public private(set) var digestItemCount = 0
 
     private struct ItemLocation: Sendable, Equatable {
         var listIndex: Int
@@ -462,10 +465,13 @@ public struct ChecklistLibrary: Sendable, Equatable {
             }
             nextItemID = max(nextItemID, item.itemID + 1)
             if let location = locations[item.itemID], location.listIndex == listIndex {
+                let before = lists[listIndex].items[location.itemIndex]
                 lists[listIndex].items[location.itemIndex] = item
+                digestItemCount += (item.mayBeListedInDigest ? 1 : 0) - (before.mayBeListedInDigest ? 1 : 0)
                 return
             }
             if locations[item.itemID] != nil { removeItemFromItsList(item.itemID) }
+            if item.mayBeListedInDigest { digestItemCount += 1 }
             lists[listIndex].items.append(item)
             locations[item.itemID] = ItemLocation(listIndex: listIndex, itemIndex: lists[listIndex].items.count - 1)
         case .removeItem(let itemID):
@@ -549,6 +555,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
 
     private mutating func removeItemFromItsList(_ itemID: Int) {
         guard let location = locations[itemID] else { return }
+        if lists[location.listIndex].items[location.itemIndex].mayBeListedInDigest { digestItemCount -= 1 }
         lists[location.listIndex].items.remove(at: location.itemIndex)
         locations[itemID] = nil
         // Only the items after the removed one moved.
@@ -564,9 +571,11 @@ public struct ChecklistLibrary: Sendable, Equatable {
 
     private mutating func rebuildLocations() {
         locations.removeAll(keepingCapacity: true)
+        digestItemCount = 0
         for (listIndex, list) in lists.enumerated() {
             for (itemIndex, item) in list.items.enumerated() {
                 locations[item.itemID] = ItemLocation(listIndex: listIndex, itemIndex: itemIndex)
+                if item.mayBeListedInDigest { digestItemCount += 1 }
             }
         }
     }

@@ -3,7 +3,7 @@ import HeapModule
 
 /// What a day's digest lists: the items due on a day without a time (`dueDay`) that are still open and remind,
 /// those due on the day itself and those overdue (due on an earlier day), each oldest first, then by item ID. What
-/// `nudge today` prints; the daily digest notification is to say the same.
+/// `nudge today` prints, and what the daily digest delivers (`DigestDelivery`).
 public struct Digest: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var itemID: Int
@@ -53,8 +53,8 @@ extension ChecklistLibrary {
         var dueToday = Heap<Ordered>()
         var counts = (overdue: 0, dueToday: 0)
         for list in lists {
-            for item in list.items where !item.checked && item.shouldRemind {
-                guard let dueDay = item.dueDay, dueDay <= day else { continue }
+            for item in list.items where item.isListed(inDigestOf: day) {
+                guard let dueDay = item.dueDay else { continue }
                 let entry = Digest.Entry(
                     itemID: item.itemID,
                     listID: list.listID,
@@ -82,4 +82,15 @@ extension ChecklistLibrary {
             dueTodayCount: counts.dueToday
         )
     }
+}
+
+extension ChecklistItem {
+    /// Whether the digest of `day` lists it: open, reminding, and due on that day or an earlier one, without a time.
+    public func isListed(inDigestOf day: CalendarDay) -> Bool {
+        guard mayBeListedInDigest, let dueDay else { return false }
+        return dueDay <= day
+    }
+
+    /// Whether the digest of some day lists it: open, reminding, and due on a day.
+    var mayBeListedInDigest: Bool { !checked && shouldRemind && dueDay != nil }
 }

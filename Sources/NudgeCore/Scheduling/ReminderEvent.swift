@@ -25,6 +25,9 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         case dismissed
         /// The notification server took the reminder's notification off the screen by itself.
         case expired
+        /// The day's digest of items due on a day was delivered, or a follow-up to it: about no one item (`itemID`
+        /// 0); `itemIDs` are those it brought, `day` its day, `due` the day's digest instant, `text` what it says.
+        case digest
     }
 
     /// Where a decision came from, when not from nudge itself or a request.
@@ -62,6 +65,10 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var warning: TimeInterval?
     /// Set when the event follows from the desktop notification (Done, Snooze, dismissed, expired).
     public var source: Source?
+    /// For `digest`: the items it brought, ascending.
+    public var itemIDs: [Int]?
+    /// For `digest`: the day it is the digest of.
+    public var day: CalendarDay?
 
     /// An event about a reminder: its item, text, list and due instant.
     public init(
@@ -85,6 +92,24 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         self.coalesced = coalesced
         self.warning = warning
         priority = reminder.priority
+    }
+
+    /// The event of a digest delivered (`digest`): its text is what the digest says, as one line.
+    public init(digest delivery: DigestDelivery) {
+        id = 0
+        kind = .digest
+        itemID = 0
+        due = delivery.instant
+        at = delivery.firedAt
+        let day = delivery.digest.day.iso
+        text =
+            delivery.isFollowUp
+            ? "added to the digest of \(day): \(delivery.broughtSummary)"
+            : "digest of \(day): \(delivery.digest.summary)"
+        listName = ""
+        lateBy = delivery.lateBy
+        itemIDs = delivery.brought
+        self.day = delivery.digest.day
     }
 
     /// The instant the decision was about: for a warning, the warning's own instant; else `due`.

@@ -52,6 +52,10 @@ public struct ReminderScheduler: Sendable {
         }
     }
 
+    /// When the day's digest is next decided (`ReminderBook` decides what it brings): the timer wakes for it as
+    /// for a reminder.
+    public private(set) var digestInstant: Date?
+
     /// Parsed repeat rules by their expression: items that share a rule share one parse.
     private var rules: [String: RepeatRule] = [:]
 
@@ -69,8 +73,13 @@ public struct ReminderScheduler: Sendable {
 
     public var pendingCount: Int { pending.count }
 
-    /// The earliest pending instant, warning or reminder; the timer is armed for it.
-    public var nextDue: Date? { queue.min?.due }
+    /// The earliest pending instant, warning, reminder or digest; the timer is armed for it.
+    public var nextDue: Date? {
+        switch (queue.min?.due, digestInstant) {
+        case (let due?, let digest?): min(due, digest)
+        case (let due, let digest): due ?? digest
+        }
+    }
 
     public func pendingReminder(for itemID: Int) -> Reminder? { pending[itemID]?.reminder }
 
@@ -132,6 +141,14 @@ public struct ReminderScheduler: Sendable {
                 output.actions.append(.withdraw(itemID: item.itemID))
             }
         }
+        rearm(&output)
+        return output
+    }
+
+    /// The day's digest is next decided at `instant` (nil: never): the timer wakes for it.
+    public mutating func setDigestInstant(_ instant: Date?) -> SchedulerOutput {
+        var output = SchedulerOutput()
+        digestInstant = instant
         rearm(&output)
         return output
     }
@@ -311,9 +328,9 @@ public struct ReminderScheduler: Sendable {
             queue = Heap(queue.unordered.filter { pending[$0.itemID]?.sequence == $0.sequence })
         }
         while let head = queue.min, pending[head.itemID]?.sequence != head.sequence { _ = queue.popMin() }
-        let wanted = queue.min.map { TimerState.armed($0.due) } ?? .disarmed
+        let wanted = nextDue.map { TimerState.armed($0) } ?? .disarmed
         guard wanted != timer else { return }
         timer = wanted
-        output.actions.append(queue.min.map { .armTimer(at: $0.due) } ?? .disarmTimer)
+        output.actions.append(nextDue.map { .armTimer(at: $0) } ?? .disarmTimer)
     }
 }

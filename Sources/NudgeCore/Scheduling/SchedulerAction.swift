@@ -8,6 +8,8 @@ public enum SchedulerAction: Sendable, Equatable {
     case disarmTimer
     /// Deliver this reminder to every sink now.
     case deliver(Delivery)
+    /// Deliver the day's digest (or a follow-up to it) to every sink now.
+    case deliverDigest(DigestDelivery)
     /// The item is done, deleted, or no longer wants reminding: close whatever a sink still shows of it.
     case withdraw(itemID: Int)
 }

@@ -98,7 +98,9 @@ extension Components.Schemas.Event {
             priority: event.priority.map(Components.Schemas.Priority.init),
             catchUp: event.catchUp?.description,
             warning: event.warning.map(DurationText.iso8601),
-            source: event.source.map { _ in .notification }
+            source: event.source.map { _ in .notification },
+            itemIDs: event.itemIDs,
+            day: event.day
         )
     }
 }
@@ -137,6 +139,7 @@ extension Components.Schemas.EventKind {
         case .warned: self = .warned
         case .dismissed: self = .dismissed
         case .expired: self = .expired
+        case .digest: self = .digest
         }
     }
 }

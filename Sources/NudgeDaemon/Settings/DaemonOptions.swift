@@ -16,6 +16,8 @@ struct DaemonOptions: Sendable {
     /// How long the Snooze button of a desktop notification snoozes for.
     var snoozeLength: TimeInterval
     var catchUpWindow: TimeInterval
+    /// When the day's digest goes out: seconds after midnight in nudged's zone.
+    var digestTime: Int
     var clock: ClockChoice
     var historyLimits: HistoryLimits
     var logLevel: Logger.Level
@@ -28,6 +30,7 @@ struct DaemonOptions: Sendable {
         catchUpWindow = try read.duration(.catchUpWindow)
         onFireTimeout = try read.duration(.onFireTimeout)
         snoozeLength = try read.duration(.snoozeLength)
+        digestTime = try read.timeOfDay(.digestTime)
         historyLimits = HistoryLimits(count: try read.count(.historyEvents), age: try read.duration(.historyAge))
         limits = ConnectionLimits()
         limits.connections = try read.count(.maxConnections)
@@ -114,6 +117,17 @@ struct DaemonOptions: Sendable {
                 )
             }
             return seconds
+        }
+
+        /// `HH:MM`, 00:00 to 23:59, as seconds after midnight.
+        func timeOfDay(_ key: NudgedSettings.Key) throws(DaemonError) -> Int {
+            let parts = (settings.text(key) ?? "").split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
+                let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
+            else {
+                throw refuse(key, "is not a time of day; use HH:MM on the 24-hour clock, like 07:30")
+            }
+            return hour * 3600 + minute * 60
         }
 
         func count(_ key: NudgedSettings.Key) throws(DaemonError) -> Int {

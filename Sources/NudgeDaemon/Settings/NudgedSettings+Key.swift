@@ -10,6 +10,7 @@ extension NudgedSettings {
     enum Key: String, CaseIterable, Sendable {
         case store, socket, sinks, onFire, onFireTimeout, catchUpWindow, clock, historyEvents, historyAge, logLevel
         case compactAfter, maxConnections, requestHeadTimeout, requestBodyTimeout, idleTimeout, snoozeLength
+        case digestTime
 
         /// What a setting's value is, which says how it is read and checked.
         enum Kind: Sendable {
@@ -25,6 +26,8 @@ extension NudgedSettings {
             case size(ClosedRange<Int>)
             /// One of a set of words (and what else it takes, said in the help).
             case word
+            /// A time of day, HH:MM (24-hour).
+            case timeOfDay
         }
 
         /// Everything said about a setting.
@@ -184,6 +187,16 @@ extension NudgedSettings {
                     valueName: "duration",
                     help: "How long the Snooze button of a desktop notification snoozes its reminder for.",
                     standard: .text("10m")
+                )
+            case .digestTime:
+                return Entry(
+                    property: \NudgedCommand.digestTime,
+                    kind: .timeOfDay,
+                    valueName: "HH:MM",
+                    help: "When the day's digest of items due on a day (without a time) goes out, in nudged's time "
+                        + "zone: one notification and one journal entry listing those due that day and those overdue. "
+                        + "An item added to the day after it follows at once.",
+                    standard: .text("09:00")
                 )
             }
         }
