@@ -14,8 +14,11 @@ public struct ReminderBook: Sendable {
     public var timeZone: TimeZone { scheduler.timeZone }
     /// The zone database repeat rules are read and evaluated with.
     public var zones: ZoneRulesStore { scheduler.zones }
-    /// When the day's digest goes out: seconds of wall time after midnight in `timeZone` (`digestInstant(of:)`).
+    /// When the day's digest goes out, for lists without a time of their own: seconds of wall time after midnight in
+    /// `timeZone` (`digestInstant(of:for:)`).
     public let digestTime: Int
+    /// While an import runs: the items it put on a day whose digest went out, for one follow-up at its end.
+    private var heldFollowUps: [Int]?
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -96,68 +99,120 @@ public struct ReminderBook: Sendable {
 
     // MARK: The daily digest
 
-    /// When the digest of `day` goes out: `digestTime` on it in nudged's zone (across a DST change, the wall time
-    /// it names: a time the change skips is the first instant after the gap).
-    public func digestInstant(of day: CalendarDay) -> Date { day.instant(at: digestTime, in: timeZone) }
+    /// When the digest of `day` brings the items of `list` (nudged's, without one): the list's `digestTime`, else
+    /// nudged's, on the day in nudged's zone (across a DST change, the wall time it names: a time the change skips is
+    /// the first instant after the gap).
+    public func digestInstant(of day: CalendarDay, for list: Checklist? = nil) -> Date {
+        day.instant(at: list?.digestTime ?? digestTime, in: timeZone)
+    }
 
-    /// `outcome`, then the digest if its instant has come (at a start: what the day's digest has not brought yet,
-    /// late), and the scheduler told when the next one is. Checked at every start and wake-up, so a clock moved back
-    /// finds the right next instant too.
+    /// `outcome`, then the digest of each list whose digest time has come today and whose digest has not gone out
+    /// today (at a start: late), and the scheduler told when the next one is. Checked at every start and wake-up, so
+    /// a clock moved back finds the right next instant too.
     private mutating func withDigest(_ outcome: Outcome) -> Outcome {
         var outcome = outcome
         let now = clock.now()
-        if library.digestItemCount > 0, scheduler.digestInstant.map({ $0 <= now }) ?? true {
-            outcome.append(contentsOf: numbered(bringDigest(now: now)))
-        }
+        if library.digestItemCount > 0 { outcome.append(contentsOf: numbered(sendDigest(now: now))) }
         outcome.append(withDigestInstant(now: now))
         return outcome
     }
 
-    /// Tells the scheduler when the next digest is due: `digestTime` today if it is still ahead, else tomorrow; none
-    /// while no item may be listed (`digestItemCount`), so nudged then sleeps as it did before digests.
+    /// Tells the scheduler when the next digest is due: the soonest list's time still to come (today's, if it has
+    /// not gone out yet, else tomorrow's); none while no item may be listed (`digestItemCount`), so nudged then
+    /// sleeps as it did before digests.
     private mutating func withDigestInstant(now: Date) -> SchedulerOutput {
         guard library.digestItemCount > 0 else { return scheduler.setDigestInstant(nil) }
         let today = CalendarDay(containing: now, in: timeZone)
-        var next = digestInstant(of: today)
-        if next <= now, let tomorrow = CalendarDay(days: today.days + 1) { next = digestInstant(of: tomorrow) }
-        return scheduler.setDigestInstant(next > now ? next : nil)
+        let tomorrow = CalendarDay(days: today.days + 1)
+        var next: Date?
+        for list in library.lists {
+            var instant = digestInstant(of: today, for: list)
+            if instant <= now || list.digestSentOn == today, let tomorrow {
+                instant = digestInstant(of: tomorrow, for: list)
+            }
+            if instant > now { next = min(next ?? instant, instant) }
+        }
+        return scheduler.setDigestInstant(next)
     }
 
-    /// The digest rule. From the day's digest instant on, every item the day's digest lists (`isListed`) that no
-    /// digest of the day brought yet (its `lastFiredAt` is before the instant) is brought, all in one delivery, and
-    /// marked brought (`lastFiredAt` is the instant), so no restart brings it again: at the instant, the digest; after
-    /// it, a follow-up with what a change added to the day (`onlyItem`, at once). A day's digest goes out late on its
-    /// own day only, however late: the next day's lists what it would have, as overdue.
-    private mutating func bringDigest(now: Date, onlyItem itemID: Int? = nil) -> Outcome {
+    /// After a change that may have added or removed the last item a digest may list: the digest's wake-up follows.
+    private mutating func settleDigestTimer(_ outcome: inout Outcome, now: Date) {
+        if (library.digestItemCount > 0) != (scheduler.digestInstant != nil) {
+            outcome.append(withDigestInstant(now: now))
+        }
+    }
+
+    /// The digest rule, per list: once its digest time has come on a day, the list's digest of the day goes out,
+    /// once (`digestSentOn`, stored with the list, so no restart and no digest time changed since sends it again),
+    /// with every item of it the day lists: due that day or overdue. Lists due together go out as one delivery,
+    /// showing every list sent that day; a list with nothing to bring is marked and shows nothing. A day's digest goes
+    /// out late on its own day only, however late: the next day's lists what it would have, as overdue.
+    private mutating func sendDigest(now: Date) -> Outcome {
         let today = CalendarDay(containing: now, in: timeZone)
-        let instant = digestInstant(of: today)
-        guard instant <= now else { return Outcome() }
-        var brought: [ChecklistChange] = []
-        func consider(_ item: ChecklistItem, in listID: Int) {
-            guard item.isListed(inDigestOf: today), (item.lastFiredAt ?? .distantPast) < instant else { return }
-            var marked = item
-            marked.lastFiredAt = instant
-            brought.append(.putItem(marked, listID: listID))
-        }
-        if let itemID {
-            if let item = library.item(id: itemID), let list = library.list(containing: itemID) {
-                consider(item, in: list.listID)
-            }
-        } else {
-            for list in library.lists { for item in list.items { consider(item, in: list.listID) } }
-        }
-        guard !brought.isEmpty else { return Outcome() }
-        for change in brought { try? library.apply(change) }
+        let due = library.lists.filter { $0.digestSentOn != today && digestInstant(of: today, for: $0) <= now }
+        guard !due.isEmpty else { return Outcome() }
+        let changes = due.map { ChecklistChange.markDigestSent(listID: $0.listID, day: today) }
+        for change in changes { try? library.apply(change) }
+        var outcome = Outcome(changes: changes)
+        let listIDs = Set(due.map(\.listID))
+        let brought = library.digest(on: today, limit: DigestDelivery.entryLimit, lists: listIDs)
+        guard brought.count > 0 else { return outcome }
+        let sentToday = Set(library.lists.filter { $0.digestSentOn == today }.map(\.listID))
         let delivery = DigestDelivery(
-            digest: library.digest(on: today, limit: DigestDelivery.entryLimit),
-            brought: brought.compactMap { if case .putItem(let item, _) = $0 { item.itemID } else { nil } }.sorted(),
-            isFollowUp: itemID != nil,
+            digest: sentToday == listIDs
+                ? brought : library.digest(on: today, limit: DigestDelivery.entryLimit, lists: sentToday),
+            itemIDs: brought.itemIDs,
+            instant: due.map { digestInstant(of: today, for: $0) }.max() ?? now,
+            firedAt: now
+        )
+        outcome.actions = [.deliverDigest(delivery)]
+        outcome.events = [ReminderEvent(digest: delivery)]
+        return outcome
+    }
+
+    /// Items a change put on a day whose digest went out (added, moved to it, unchecked): one follow-up brings them,
+    /// at once. A list whose digest time came but has not gone out (nothing woke nudged for it) goes out now, with
+    /// them in it.
+    private mutating func followUp(_ itemIDs: [Int], now: Date) -> Outcome {
+        guard !itemIDs.isEmpty else { return Outcome() }
+        let today = CalendarDay(containing: now, in: timeZone)
+        let sentBefore = Set(library.lists.filter { $0.digestSentOn == today }.map(\.listID))
+        var outcome = sendDigest(now: now)
+        var added: [Digest.Entry] = []
+        var addedCount = 0
+        var addedIDs: [Int] = []
+        var instant = Date.distantPast
+        for itemID in itemIDs {
+            guard let item = library.item(id: itemID), let list = library.list(containing: itemID),
+                sentBefore.contains(list.listID), item.isListed(inDigestOf: today), let dueDay = item.dueDay
+            else { continue }
+            addedCount += 1
+            if added.count < DigestDelivery.entryLimit {
+                added.append(
+                    Digest.Entry(
+                        itemID: itemID,
+                        listID: list.listID,
+                        listName: list.name,
+                        text: item.text,
+                        dueDay: dueDay
+                    )
+                )
+            }
+            if addedIDs.count < DigestDelivery.itemIDLimit { addedIDs.append(itemID) }
+            instant = max(instant, digestInstant(of: today, for: list))
+        }
+        guard addedCount > 0 else { return outcome }
+        let sentToday = Set(library.lists.filter { $0.digestSentOn == today }.map(\.listID))
+        let delivery = DigestDelivery(
+            digest: library.digest(on: today, limit: DigestDelivery.entryLimit, lists: sentToday),
+            added: added,
+            addedCount: addedCount,
+            itemIDs: addedIDs.sorted(),
             instant: instant,
             firedAt: now
         )
-        var outcome = Outcome(changes: brought)
-        outcome.actions = [.deliverDigest(delivery)]
-        outcome.events = [ReminderEvent(digest: delivery)]
+        outcome.actions.append(.deliverDigest(delivery))
+        outcome.events.append(ReminderEvent(digest: delivery))
         return outcome
     }
 
@@ -172,24 +227,31 @@ public struct ReminderBook: Sendable {
         return (list, Outcome(changes: [change]))
     }
 
-    /// Renames a list or changes its icon, and with `makeDefault` makes it the list items go to when none is named.
+    /// Renames a list or changes its icon, with `makeDefault` makes it the list items go to when none is named, and
+    /// with `digestTime` sets when the day's digest brings its items (`.some(nil)`: at nudged's time): a time that has
+    /// passed today sends the list's digest at once, unless it went out today already.
     public mutating func updateList(
         listID: Int,
         name: String? = nil,
         iconName: IconName? = nil,
-        makeDefault: Bool = false
+        makeDefault: Bool = false,
+        digestTime: Int?? = nil
     ) throws(ModelError) -> Outcome {
-        guard library.list(id: listID) != nil else { throw .unknownList(listID) }
+        guard let before = library.list(id: listID) else { throw .unknownList(listID) }
         var changes: [ChecklistChange] = []
         if name != nil || iconName != nil {
             changes.append(try library.makeUpdateList(listID: listID, name: name, iconName: iconName))
         }
         if makeDefault { changes.append(try library.makeSetDefaultList(listID: listID)) }
+        if let digestTime, digestTime != before.digestTime {
+            changes.append(.setDigestTime(listID: listID, digestTime: digestTime))
+        }
         for change in changes { try library.apply(change) }
         if let list = library.list(id: listID), name != nil {
             scheduler.relabel(itemIDs: list.items.map(\.itemID), listName: list.name)
         }
-        return Outcome(changes: changes)
+        let outcome = Outcome(changes: changes)
+        return changes.contains { if case .setDigestTime = $0 { true } else { false } } ? withDigest(outcome) : outcome
     }
 
     /// Removes a list and its items, cancelling their reminders.
@@ -199,6 +261,7 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved(itemIDs, now: clock.now()))
+        settleDigestTimer(&outcome, now: clock.now())
         return numbered(outcome)
     }
 
@@ -254,6 +317,7 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
+        settleDigestTimer(&outcome, now: clock.now())
         return numbered(outcome)
     }
 
@@ -348,6 +412,8 @@ public struct ReminderBook: Sendable {
         for text in byText.keys { byText[text]?.sort(by: >) }
         var results: [CalendarImportResult] = []
         var outcome = Outcome()
+        heldFollowUps = []
+        defer { heldFollowUps = nil }
         for task in tasks {
             var result = CalendarImportResult(
                 line: task.line,
@@ -395,6 +461,9 @@ public struct ReminderBook: Sendable {
             }
             results.append(result)
         }
+        let held = heldFollowUps ?? []
+        heldFollowUps = nil
+        outcome.append(contentsOf: numbered(followUp(held, now: clock.now())))
         return (results, outcome)
     }
 
@@ -454,6 +523,8 @@ public struct ReminderBook: Sendable {
         guard case .putItem(let item, let listID) = change, let listName = library.list(id: listID)?.name else {
             preconditionFailure("an item change must put an item into an existing list: \(change)")
         }
+        let today = CalendarDay(containing: now, in: timeZone)
+        let wasListed = library.item(id: item.itemID)?.isListed(inDigestOf: today) ?? false
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemChanged(item, listName: listName, now: now))
@@ -461,14 +532,15 @@ public struct ReminderBook: Sendable {
         if let next = scheduler.nextDue, next <= now {
             outcome.append(contentsOf: recordingHandled(scheduler.advance(to: now), numbering: false))
         }
-        // Added to a day whose digest went out: it follows at once.
-        if item.isListed(inDigestOf: CalendarDay(containing: now, in: timeZone)) {
-            outcome.append(contentsOf: bringDigest(now: now, onlyItem: item.itemID))
+        // Put on a day whose digest went out: it follows at once (an import holds them for one follow-up).
+        if !wasListed, item.isListed(inDigestOf: today) {
+            if heldFollowUps != nil {
+                heldFollowUps?.append(item.itemID)
+            } else {
+                outcome.append(contentsOf: followUp([item.itemID], now: now))
+            }
         }
-        // The first item a digest may list wakes nudged for the next digest; the last one gone lets it sleep.
-        if (library.digestItemCount > 0) != (scheduler.digestInstant != nil) {
-            outcome.append(withDigestInstant(now: now))
-        }
+        settleDigestTimer(&outcome, now: now)
         return (library.item(id: item.itemID) ?? item, numbering ? numbered(outcome) : outcome)
     }
 

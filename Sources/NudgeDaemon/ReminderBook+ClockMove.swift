@@ -35,7 +35,9 @@ extension ReminderBook {
             guard budget > 0 else { return false }
             manual.set(max(due, manual.now()))
             let outcome = advance(limit: budget)
-            budget -= outcome.events.count
+            // Every stop counts, one that decided nothing too (a day's digest with nothing to bring): a move across
+            // years of them goes on in later turns.
+            budget -= max(1, outcome.events.count)
             commits.append(outcome)
         }
         manual.set(goal)

@@ -43,9 +43,9 @@ public struct CommandSink: ReminderSink {
     func command(for digest: DigestDelivery) -> ProcessCommand {
         let environment = [
             "NUDGE_DIGEST": digest.digest.day.iso,
-            // The first 1,000: Linux refuses a variable over 128 KiB, and a program that needs all reads the API.
-            "NUDGE_ITEM_IDS": digest.brought.prefix(1_000).map(String.init).joined(separator: " "),
-            "NUDGE_TEXT": digest.isFollowUp ? digest.broughtSummary : digest.digest.summary,
+            // At most `itemIDLimit`: Linux refuses a variable over 128 KiB, and a program that needs all reads the API.
+            "NUDGE_ITEM_IDS": digest.itemIDs.map(String.init).joined(separator: " "),
+            "NUDGE_TEXT": digest.isFollowUp ? digest.addedSummary : digest.digest.summary,
             "NUDGE_DUE": InstantFormat.format(digest.instant),
             "NUDGE_LATE": String(Int(max(digest.lateBy, 0).rounded(.down))),
         ]

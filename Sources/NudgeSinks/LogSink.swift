@@ -28,10 +28,10 @@ public struct LogSink: ReminderSink {
     public func deliver(digest: DigestDelivery) async {
         logger.notice(
             digest.isFollowUp
-                ? "added to today's digest: \(digest.broughtSummary)" : "today's digest: \(digest.digest.summary)",
+                ? "added to today's digest: \(digest.addedSummary)" : "today's digest: \(digest.digest.summary)",
             metadata: [
                 "day": "\(digest.digest.day.iso)",
-                "items": "\(digest.brought.map(String.init).joined(separator: ","))",
+                "items": "\(digest.itemIDs.map(String.init).joined(separator: ","))",
                 "late": "\(digest.isLate ? "\(Int(digest.lateBy))s" : "no")",
             ]
         )

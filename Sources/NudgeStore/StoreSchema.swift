@@ -36,6 +36,11 @@ public enum StoreSchema {
         ),
         Format(version: 6, change: "a checked-off item may say when it was completed (completedAt)"),
         Format(version: 7, change: "an item may be due on a day without a time (dueDay)"),
+        Format(
+            version: 8,
+            change: "a list may have a digestTime of its own, and says the last day its digest went out "
+                + "(digestSentOn; changes setDigestTime and markDigestSent)"
+        ),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version
@@ -78,6 +83,8 @@ extension Checklist: StoredRecord {
         .init("name", \.name, .required),
         .init("iconName", \.iconName, .required),
         .init("items", \.items, .required),
+        .init("digestTime", \.digestTime),
+        .init("digestSentOn", \.digestSentOn),
     ]
 
     static let blank = Checklist(listID: 0, name: "")

@@ -9,12 +9,12 @@ struct StoredChange: Codable, Sendable {
     init(_ change: ChecklistChange) { self.change = change }
 
     private enum Name: String, CodingKey {
-        case addList, updateList, removeList, setDefaultList, putItem, removeItem
+        case addList, updateList, removeList, setDefaultList, setDigestTime, markDigestSent, putItem, removeItem
     }
 
     private enum Argument: String, CodingKey {
         case unnamed = "_0"
-        case listID, name, iconName, itemID
+        case listID, name, iconName, itemID, digestTime, day
     }
 
     init(from decoder: any Decoder) throws {
@@ -41,6 +41,13 @@ struct StoredChange: Codable, Sendable {
                 )
             case .removeList: .removeList(listID: try id(.listID))
             case .setDefaultList: .setDefaultList(listID: try id(.listID))
+            case .setDigestTime:
+                .setDigestTime(
+                    listID: try id(.listID),
+                    digestTime: try arguments.decodeIfPresent(Int.self, forKey: .digestTime)
+                )
+            case .markDigestSent:
+                .markDigestSent(listID: try id(.listID), day: try arguments.decode(CalendarDay.self, forKey: .day))
             case .putItem:
                 .putItem(
                     try arguments.decode(StoredItem.self, forKey: .unnamed).record,
@@ -67,6 +74,14 @@ struct StoredChange: Codable, Sendable {
         case .setDefaultList(let listID):
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .setDefaultList)
             try arguments.encode(listID, forKey: .listID)
+        case .setDigestTime(let listID, let digestTime):
+            var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .setDigestTime)
+            try arguments.encode(listID, forKey: .listID)
+            try arguments.encodeIfPresent(digestTime, forKey: .digestTime)
+        case .markDigestSent(let listID, let day):
+            var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .markDigestSent)
+            try arguments.encode(listID, forKey: .listID)
+            try arguments.encode(day, forKey: .day)
         case .putItem(let item, let listID):
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .putItem)
             try arguments.encode(StoredItem(record: item), forKey: .unnamed)
@@ -77,5 +92,7 @@ struct StoredChange: Codable, Sendable {
         }
     }
 
-    private static let kinds = "addList, updateList, removeList, setDefaultList, putItem or removeItem"
+    private static let kinds =
+        "addList, updateList, removeList, setDefaultList, setDigestTime, markDigestSent, putItem "
+        + "or removeItem"
 }

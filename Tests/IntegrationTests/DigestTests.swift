@@ -71,6 +71,20 @@ import Testing
         #expect(entries.allSatisfy { field($0, "NUDGE_ITEM_ID") == nil })
         // No item fired on its own.
         #expect(watcher.events.filter { $0.kind == "fired" }.isEmpty, "\(watcher.events)")
+
+        // A list's own time: shown, set, refused when it is no time, and back to nudged's.
+        let shown = try await sandbox.nudge("list", "digest", "inbox")
+        #expect(shown.stdout == "the digest brings the items of \"Inbox\" due on a day at nudged's --digest-time\n")
+        let set = try await sandbox.nudge("list", "digest", "Inbox", "07:30", "--json")
+        let list = try JSONSerialization.jsonObject(with: Data(set.stdout.utf8)) as? [String: Any]
+        #expect(set.status == 0 && list?["digestTime"] as? String == "07:30", "\(set)")
+        let bad = try await sandbox.nudge("list", "digest", "Inbox", "7:30")
+        #expect(bad.status == 2 && bad.stderr.contains("\"7:30\" is not a time of day; use HH:MM"), "\(bad)")
+        let api = try await sandbox.curl("PATCH", "/v1/lists/1", body: #"{"digestTime": "24:00"}"#)
+        #expect(api.status == 400 && api.body.contains("invalid_body"), "\(api.body)")
+        #expect(try await sandbox.nudge("list", "digest", "Inbox", "default").status == 0)
+        let lists = try await sandbox.curl("GET", "/v1/lists")
+        #expect(!lists.body.contains("digestTime"), "\(lists.body)")
     }
 
     @Test func theDaysDigestIsOneNotificationThatTheFollowUpAndTheNextDayReplace() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 import Testing
 
 @testable import NudgeCore
@@ -40,20 +41,21 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
         clock.set(saturdayNine)
         let saturday = book.advance()
         let first = try #require(digests(saturday).only)
-        #expect(first.brought == [taxes] && !first.isFollowUp && first.lateBy == 0)
+        #expect(first.itemIDs == [taxes] && !first.isFollowUp && first.lateBy == 0)
         #expect(first.digest.dueToday.map(\.text) == ["taxes"] && first.digest.overdueCount == 0)
         let event = try #require(saturday.events.only)
         let saturdayDay = try day("2027-03-27")
         #expect(event.kind == .digest && event.itemIDs == [taxes] && event.day == saturdayDay)
         #expect(event.text == "digest of 2027-03-27: 1 due today: taxes" && event.id > 0)
-        // Recorded: the item is marked brought, in a change the store keeps.
-        #expect(saturday.changes.count == 1 && book.library.item(id: taxes)?.lastFiredAt == saturdayNine)
+        // Recorded: the list's digest of the day went out, in a change the store keeps.
+        #expect(saturday.changes == [.markDigestSent(listID: 1, day: saturdayDay)])
+        #expect(book.library.item(id: taxes)?.lastFiredAt == nil)
 
         // 09:00 on Sunday is 07:00Z: 23 hours later, not 24.
         #expect(book.scheduler.nextDue == sundayNine)
         clock.set(sundayNine)
         let sunday = try #require(digests(book.advance()).only)
-        #expect(sunday.brought == [taxes, rent])
+        #expect(sunday.itemIDs == [taxes, rent])
         #expect(sunday.digest.dueToday.map(\.itemID) == [rent] && sunday.digest.overdue.map(\.itemID) == [taxes])
         #expect(book.scheduler.nextDue == sundayNine + 86_400)
     }
@@ -65,12 +67,12 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
         let (rent, early) = try add("rent", due: "2027-03-28", to: &book)
         #expect(digests(early).isEmpty)  // Before 09:00: the digest will bring it.
         clock.set(sundayNine)
-        #expect(digests(book.advance()).map(\.brought) == [[rent]])
+        #expect(digests(book.advance()).map(\.itemIDs) == [[rent]])
 
         clock.set(sundayNine + 3600)
         let (sweep, added) = try add("sweep", due: "2027-03-28", to: &book)
         let followUp = try #require(digests(added).only)
-        #expect(followUp.isFollowUp && followUp.brought == [sweep] && followUp.broughtSummary == "sweep")
+        #expect(followUp.isFollowUp && followUp.itemIDs == [sweep] && followUp.addedSummary == "sweep")
         #expect(followUp.digest.dueTodayCount == 2)
         #expect(
             added.events.map(\.kind) == [.digest] && added.events[0].text == "added to the digest of 2027-03-28: sweep"
@@ -83,9 +85,9 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
             NewItem(text: "call", listID: 1, dueDay: try day("2027-03-30"), shouldRemind: true)
         )
         let moved = try book.editItem(itemID: later.itemID, ItemEdit(dueDay: try day("2027-03-28"))).1
-        #expect(digests(moved).map(\.brought) == [[later.itemID]])
+        #expect(digests(moved).map(\.itemIDs) == [[later.itemID]])
 
-        // A restart brings nothing again: what was brought is marked in the library.
+        // A restart brings nothing again: the list says its digest of the day went out.
         var restarted = ReminderBook(library: book.library, clock: clock, timeZone: berlin)
         #expect(digests(restarted.start()).isEmpty)
         #expect(restarted.scheduler.nextDue == sundayNine + 86_400)
@@ -102,7 +104,7 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
         clock.set(saturdayNine + 5400)
         var late = ReminderBook(library: book.library, clock: clock, timeZone: berlin)
         let started = try #require(digests(late.start()).only)
-        #expect(started.brought == [taxes] && !started.isFollowUp && started.isLate && started.lateBy == 5400)
+        #expect(started.itemIDs == [taxes] && !started.isFollowUp && started.isLate && started.lateBy == 5400)
 
         clock.set(sundayNine - 60)
         var nextDay = ReminderBook(library: book.library, clock: clock, timeZone: berlin)
@@ -131,6 +133,60 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
         #expect(book.scheduler.nextDue == sundayNine - 5400)  // Saturday 07:30 CET has passed: Sunday's.
         _ = try book.editItem(itemID: taxes, ItemEdit(checked: true))
         #expect(book.scheduler.nextDue == nil)
+    }
+
+    /// A list may have a digest time of its own: each list's digest goes out at its time, the notification showing
+    /// every list sent that day; a time changed after the list's digest went out sends nothing again, one moved to
+    /// before now sends it at once.
+    @Test func aListsOwnDigestTimeSendsItsDigestThen() throws {
+        let clock = ManualWallClock(saturdayEight - 3600)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = book.start()
+        let (work, _) = try book.addList(name: "Work")
+        let (home, _) = try book.addList(name: "Home")
+        _ = try book.updateList(listID: work.listID, digestTime: .some(7 * 3600 + 1800))
+        let (taxes, _) = try add("taxes", due: "2027-03-27", to: &book)
+        let (report, _) = try book.addItem(
+            NewItem(text: "report", listID: work.listID, dueDay: try day("2027-03-27"), shouldRemind: true)
+        )
+        let (garden, _) = try book.addItem(
+            NewItem(text: "garden", listID: home.listID, dueDay: try day("2027-03-27"), shouldRemind: true)
+        )
+        #expect(book.scheduler.nextDue == saturdayNine - 5400)  // Work's 07:30 CET.
+        clock.set(saturdayNine - 5400)
+        let early = try #require(digests(book.advance()).only)
+        #expect(early.itemIDs == [report.itemID] && early.digest.dueToday.map(\.text) == ["report"])
+        #expect(book.scheduler.nextDue == saturdayNine)
+        // Work's time moved after its digest went out: nothing again. Home's moved to before now: at once.
+        clock.set(saturdayEight)
+        #expect(digests(try book.updateList(listID: work.listID, digestTime: .some(8 * 3600 + 1800))).isEmpty)
+        let moved = try #require(digests(try book.updateList(listID: home.listID, digestTime: .some(7 * 3600))).only)
+        #expect(moved.itemIDs == [garden.itemID] && moved.lateBy == 3600)
+        #expect(moved.digest.dueToday.map(\.text) == ["report", "garden"])
+        clock.set(saturdayNine)
+        let nine = try #require(digests(book.advance()).only)
+        #expect(nine.itemIDs == [taxes] && nine.digest.dueTodayCount == 3)
+    }
+
+    /// An import that puts several items on a day whose digest went out makes one follow-up, not one each.
+    @Test func anImportFollowsUpOnceForAllItPutOnTheDay() throws {
+        let clock = ManualWallClock(saturdayNine + 600)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = book.start()
+        _ = try add("taxes", due: "2027-03-27", to: &book)
+        _ = book.advance()
+        let file =
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
+            + (1...12).map {
+                "BEGIN:VTODO\r\nUID:t\($0)\r\nSUMMARY:task \($0)\r\nDUE;VALUE=DATE:20270327\r\n"
+                    + "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER;RELATED=END:PT9H\r\nEND:VALARM\r\nEND:VTODO\r\n"
+            }
+            .joined() + "END:VCALENDAR\r\n"
+        let (tasks, _) = try CalendarInterchange.tasks(in: file, timeZone: berlin, zones: ZoneRulesStore())
+        let imported = digests(try book.importTasks(tasks, into: 1).1)
+        let followUp = try #require(imported.only)
+        #expect(followUp.addedCount == 12 && followUp.added.count == DigestDelivery.entryLimit)
+        #expect(followUp.itemIDs == Array(2...13) && followUp.addedSummary.hasSuffix("task 10, 2 more"))
     }
 
     /// A day item snoozed to an instant reminds alone then, as any snoozed item.

@@ -20,7 +20,7 @@ import Testing
             seen.withLock { $0.append("deliver \(delivery.reminder.itemID)") }
         }
 
-        func deliver(digest: DigestDelivery) async { seen.withLock { $0.append("digest \(digest.brought)") } }
+        func deliver(digest: DigestDelivery) async { seen.withLock { $0.append("digest \(digest.itemIDs)") } }
 
         func withdraw(itemID: Int) async { seen.withLock { $0.append("withdraw \(itemID)") } }
 

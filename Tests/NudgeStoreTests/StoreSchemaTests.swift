@@ -34,7 +34,14 @@ extension NudgeStoreTests {
             calendarUID: "uid-from-elsewhere@example.org"
         )
 
-        static let list = Checklist(listID: 7, name: "Errands", iconName: .groceries, items: [item])
+        static let list = Checklist(
+            listID: 7,
+            name: "Errands",
+            iconName: .groceries,
+            items: [item],
+            digestTime: 7 * 3600 + 1800,
+            digestSentOn: CalendarDay(year: 2027, month: 3, day: 27)
+        )
 
         static func library() throws -> ChecklistLibrary {
             try ChecklistLibrary(
@@ -123,6 +130,9 @@ extension NudgeStoreTests {
                     .addList(Self.list),
                     .updateList(listID: 7, name: "Chores", iconName: .chores),
                     .setDefaultList(listID: 7),
+                    .setDigestTime(listID: 7, digestTime: 7 * 3600 + 1800),
+                    .setDigestTime(listID: 7, digestTime: nil),
+                    .markDigestSent(listID: 7, day: try #require(CalendarDay(iso: "2027-03-27"))),
                     .putItem(Self.item, listID: 7),
                     .removeItem(itemID: 42),
                     .removeList(listID: 7),

@@ -8,12 +8,27 @@ public struct Checklist: Sendable, Equatable {
     public var name: String
     public var iconName: IconName
     public var items: [ChecklistItem]
+    /// When the day's digest brings this list's items due on a day: seconds of wall time after midnight in nudged's
+    /// zone. Nil: nudged's `digestTime`.
+    public var digestTime: Int?
+    /// The last day whose digest of this list went out (or had nothing to bring): no restart sends it again, and an
+    /// item added to the day after it comes in a follow-up.
+    public var digestSentOn: CalendarDay?
 
-    public init(listID: Int, name: String, iconName: IconName = .noIcon, items: [ChecklistItem] = []) {
+    public init(
+        listID: Int,
+        name: String,
+        iconName: IconName = .noIcon,
+        items: [ChecklistItem] = [],
+        digestTime: Int? = nil,
+        digestSentOn: CalendarDay? = nil
+    ) {
         self.listID = listID
         self.name = name
         self.iconName = iconName
         self.items = items
+        self.digestTime = digestTime
+        self.digestSentOn = digestSentOn
     }
 
     /// How many items are not checked off yet.

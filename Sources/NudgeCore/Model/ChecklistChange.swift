@@ -9,6 +9,10 @@ public enum ChecklistChange: Sendable, Equatable {
     case removeList(listID: Int)
     /// Items added without a list go to this one from now on.
     case setDefaultList(listID: Int)
+    /// The list's items due on a day come in the day's digest at this time (seconds after midnight); nil: nudged's.
+    case setDigestTime(listID: Int, digestTime: Int?)
+    /// The list's digest of `day` went out (or had nothing to bring).
+    case markDigestSent(listID: Int, day: CalendarDay)
     /// An item was added, edited or moved to `listID`. Applying it advances `nextItemID` past its ID.
     case putItem(ChecklistItem, listID: Int)
     /// An item is gone. Its ID is never handed out again.

@@ -15,13 +15,13 @@ public struct ChecklistItem: Sendable, Equatable {
     public var dueDate: Date?
     /// The day it is due on, when it was given a day and no time (`--due fri`, `DUE;VALUE=DATE`): it is due all that
     /// day and overdue from the next. Never with a repeat rule, whose occurrences are instants. It does not fire on its
-    /// own: the daily digest lists it (`ReminderBook`), unless it is snoozed to an instant.
+    /// own: the day's digest lists it (`ReminderBook`); snoozed to an instant, it also reminds then.
     public var dueDay: CalendarDay?
     public var shouldRemind: Bool
     public var createdAt: Date
     public var updatedAt: Date
     /// The due instant whose reminder was last handled: fired, or recorded as missed. A restart never handles the
-    /// same due instant twice. For an item due on a day, also the instant of the last digest that brought it.
+    /// same due instant twice.
     public var lastFiredAt: Date?
     /// A systemd calendar expression in its normalized form (`Mon..Fri *-*-* 09:30:00`): the item recurs, and
     /// `dueDate` is its next occurrence.

@@ -459,6 +459,12 @@ public struct ChecklistLibrary: Sendable, Equatable {
         case .setDefaultList(let listID):
             guard list(id: listID) != nil else { throw .unknownList(listID) }
             chosenDefaultListID = listID
+        case .setDigestTime(let listID, let digestTime):
+            guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
+            lists[index].digestTime = digestTime
+        case .markDigestSent(let listID, let day):
+            guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
+            lists[index].digestSentOn = day
         case .putItem(let item, let listID):
             guard let listIndex = lists.firstIndex(where: { $0.listID == listID }) else {
                 throw .unknownList(listID)

@@ -19,6 +19,8 @@ public struct Digest: Sendable, Equatable {
     public var dueToday: [Entry]
     public var overdueCount: Int
     public var dueTodayCount: Int
+    /// The IDs of the items it lists, ascending: the first `DigestDelivery.itemIDLimit` of them.
+    public var itemIDs: [Int] = []
 
     public var count: Int { overdueCount + dueTodayCount }
 
@@ -39,9 +41,10 @@ public struct Digest: Sendable, Equatable {
 }
 
 extension ChecklistLibrary {
-    /// The digest of `day`: at most `limit` entries of each group. One pass over the items, keeping the `limit`
-    /// oldest of each group in a heap, so its memory is the digest's, whatever the count.
-    public func digest(on day: CalendarDay, limit: Int) -> Digest {
+    /// The digest of `day`, of the lists `lists` names (nil: all): at most `limit` entries of each group. One pass
+    /// over the items, keeping the `limit` oldest of each group in a heap, so its memory is the digest's, whatever the
+    /// count.
+    public func digest(on day: CalendarDay, limit: Int, lists listIDs: Set<Int>? = nil) -> Digest {
         struct Ordered: Comparable {
             var entry: Digest.Entry
             static func < (a: Ordered, b: Ordered) -> Bool {
@@ -52,7 +55,8 @@ extension ChecklistLibrary {
         var overdue = Heap<Ordered>()
         var dueToday = Heap<Ordered>()
         var counts = (overdue: 0, dueToday: 0)
-        for list in lists {
+        var itemIDs = Heap<Int>()
+        for list in lists where listIDs?.contains(list.listID) ?? true {
             for item in list.items where item.isListed(inDigestOf: day) {
                 guard let dueDay = item.dueDay else { continue }
                 let entry = Digest.Entry(
@@ -62,6 +66,8 @@ extension ChecklistLibrary {
                     text: item.text,
                     dueDay: dueDay
                 )
+                itemIDs.insert(item.itemID)
+                if itemIDs.count > DigestDelivery.itemIDLimit { _ = itemIDs.popMax() }
                 if dueDay < day {
                     counts.overdue += 1
                     overdue.insert(Ordered(entry: entry))
@@ -79,7 +85,8 @@ extension ChecklistLibrary {
             overdue: sorted(overdue),
             dueToday: sorted(dueToday),
             overdueCount: counts.overdue,
-            dueTodayCount: counts.dueToday
+            dueTodayCount: counts.dueToday,
+            itemIDs: itemIDs.unordered.sorted()
         )
     }
 }

@@ -104,11 +104,11 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         let day = delivery.digest.day.iso
         text =
             delivery.isFollowUp
-            ? "added to the digest of \(day): \(delivery.broughtSummary)"
+            ? "added to the digest of \(day): \(delivery.addedSummary)"
             : "digest of \(day): \(delivery.digest.summary)"
         listName = ""
         lateBy = delivery.lateBy
-        itemIDs = delivery.brought
+        itemIDs = delivery.itemIDs
         self.day = delivery.digest.day
     }
 

@@ -27,6 +27,7 @@ extension APIHandler {
         }
         let listID = input.path.id
         let icon = try IconName(requested: patch.iconName?.rawValue)
+        let digestTime = try Self.digestTime(patch.digestTime)
         let list = try await service.write { book in
             // Not the default already: `false` says what is so. The default: some list must be, so which instead?
             if patch.isDefault == false, book.library.defaultList.listID == listID {
@@ -42,12 +43,28 @@ extension APIHandler {
                 listID: listID,
                 name: patch.name,
                 iconName: icon,
-                makeDefault: patch.isDefault == true
+                makeDefault: patch.isDefault == true,
+                digestTime: digestTime
             )
             guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
             return (book.library.wireList(list), outcome)
         }
         return .ok(.init(body: .json(list)))
+    }
+
+    /// A ListPatch's `digestTime`: nil to leave it, `.some(nil)` for nudged's (`default`), or `HH:MM` in seconds.
+    private static func digestTime(_ text: String?) throws -> Int?? {
+        guard let text else { return nil }
+        if text == "default" { return .some(nil) }
+        guard let seconds = TimeOfDay.seconds(text) else {
+            throw APIFailure(
+                status: .badRequest,
+                code: .invalidBody,
+                message: "digestTime \"\(text.prefix(40))\" is not a time of day; use HH:MM on the 24-hour clock, like "
+                    + "07:30, or default for nudged's"
+            )
+        }
+        return seconds
     }
 
     func deleteList(_ input: Operations.DeleteList.Input) async throws -> Operations.DeleteList.Output {

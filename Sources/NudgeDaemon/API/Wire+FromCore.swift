@@ -65,7 +65,8 @@ extension ChecklistLibrary {
             itemCount: list.items.count,
             uncheckedCount: list.uncheckedCount,
             status: list.statusText,
-            isDefault: list.listID == defaultList.listID
+            isDefault: list.listID == defaultList.listID,
+            digestTime: list.digestTime.map(TimeOfDay.text)
         )
     }
 }

@@ -121,13 +121,10 @@ struct DaemonOptions: Sendable {
 
         /// `HH:MM`, 00:00 to 23:59, as seconds after midnight.
         func timeOfDay(_ key: NudgedSettings.Key) throws(DaemonError) -> Int {
-            let parts = (settings.text(key) ?? "").split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
-                let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
-            else {
+            guard let seconds = settings.text(key).flatMap(TimeOfDay.seconds) else {
                 throw refuse(key, "is not a time of day; use HH:MM on the 24-hour clock, like 07:30")
             }
-            return hour * 3600 + minute * 60
+            return seconds
         }
 
         func count(_ key: NudgedSettings.Key) throws(DaemonError) -> Int {

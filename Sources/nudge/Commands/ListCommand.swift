@@ -4,11 +4,11 @@ import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
 
-/// `nudge list add|rename|rm|icon`: changes checklists, named as people type them.
+/// `nudge list add|rename|rm|icon|default|digest`: changes checklists, named as people type them.
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Add, rename, remove, change the icon of, or choose the default checklist.",
+        abstract: "Add, rename, remove, change the icon or digest time of, or choose the default checklist.",
         discussion: """
             Lists are named ignoring case and kept sorted by name. 'nudge lists' shows them, with their IDs and \
             which is the default: where 'nudge add' puts an item when no --list is given. A new store starts with \
@@ -16,7 +16,7 @@ struct ListCommand: AsyncParsableCommand {
 
             \(SharedArguments.iconDiscussion)
             """,
-        subcommands: [Add.self, Rename.self, Remove.self, Icon.self, Default.self]
+        subcommands: [Add.self, Rename.self, Remove.self, Icon.self, Default.self, Digest.self]
     )
 
     struct Add: DaemonCommand {
@@ -170,6 +170,52 @@ extension ListCommand {
                 let changed = try await client.update(list, Components.Schemas.ListPatch(isDefault: true))
                 if global.json { return Output.json(changed) }
                 Output.line("\"\(changed.name)\" is now the default list")
+            }
+        }
+    }
+
+    struct Digest: DaemonCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Choose when the day's digest brings a checklist's items due on a day, or show it.",
+            discussion: """
+                Items due on a day without a time (--due fri) do not remind one by one: the day's digest brings \
+                them, with the overdue ones, at nudged's --digest-time (09:00 unless set), in nudged's time zone. A \
+                list may have a time of its own; 'default' gives it nudged's again. A time already passed today \
+                brings what today's digests have not brought, at once; nothing comes twice a day.
+
+                  nudge list digest Work 07:30
+                  nudge list digest Work default
+                  nudge list digest Work          # when it comes
+                """
+        )
+
+        @Argument(help: "The list's name, ignoring case.")
+        var name: String
+
+        @Argument(
+            help: ArgumentHelp("HH:MM on the 24-hour clock, or default; leave it out to show it.", valueName: "time")
+        )
+        var time: String?
+
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            if let time, time != "default", TimeOfDay.seconds(time) == nil {
+                throw ValidationError(
+                    "\"\(time)\" is not a time of day; use HH:MM on the 24-hour clock, like 07:30, or default"
+                )
+            }
+        }
+
+        func run() async throws {
+            try await DaemonClient.withConnection(to: global.socketPath) { client in
+                var list = try await client.list(named: name)
+                if let time { list = try await client.update(list, Components.Schemas.ListPatch(digestTime: time)) }
+                if global.json { return Output.json(list) }
+                Output.line(
+                    "the digest brings the items of \"\(list.name)\" due on a day at "
+                        + (list.digestTime.map { "\($0), its own time" } ?? "nudged's --digest-time")
+                )
             }
         }
     }
