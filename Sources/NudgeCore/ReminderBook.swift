@@ -103,7 +103,15 @@ public struct ReminderBook: Sendable {
     /// nudged's, on the day in nudged's zone (across a DST change, the wall time it names: a time the change skips is
     /// the first instant after the gap).
     public func digestInstant(of day: CalendarDay, for list: Checklist? = nil) -> Date {
-        day.instant(at: list?.digestTime ?? digestTime, in: timeZone)
+        // A time outside the day (a store edited by hand) is nudged's.
+        let own = list?.digestTime.flatMap { (0..<86_400).contains($0) ? $0 : nil }
+        return day.instant(at: own ?? digestTime, in: timeZone)
+    }
+
+    /// Whether the list's digest of `day` went out: on it, or on a later day (the clock has been set back since, and
+    /// a digest set back past is not sent again, as a reminder is not).
+    private static func digestWentOut(_ list: Checklist, on day: CalendarDay) -> Bool {
+        list.digestSentOn.map { $0 >= day } ?? false
     }
 
     /// `outcome`, then the digest of each list whose digest time has come today and whose digest has not gone out
@@ -127,19 +135,12 @@ public struct ReminderBook: Sendable {
         var next: Date?
         for list in library.lists {
             var instant = digestInstant(of: today, for: list)
-            if instant <= now || list.digestSentOn == today, let tomorrow {
+            if instant <= now || Self.digestWentOut(list, on: today), let tomorrow {
                 instant = digestInstant(of: tomorrow, for: list)
             }
             if instant > now { next = min(next ?? instant, instant) }
         }
         return scheduler.setDigestInstant(next)
-    }
-
-    /// After a change that may have added or removed the last item a digest may list: the digest's wake-up follows.
-    private mutating func settleDigestTimer(_ outcome: inout Outcome, now: Date) {
-        if (library.digestItemCount > 0) != (scheduler.digestInstant != nil) {
-            outcome.append(withDigestInstant(now: now))
-        }
     }
 
     /// The digest rule, per list: once its digest time has come on a day, the list's digest of the day goes out,
@@ -149,7 +150,9 @@ public struct ReminderBook: Sendable {
     /// out late on its own day only, however late: the next day's lists what it would have, as overdue.
     private mutating func sendDigest(now: Date) -> Outcome {
         let today = CalendarDay(containing: now, in: timeZone)
-        let due = library.lists.filter { $0.digestSentOn != today && digestInstant(of: today, for: $0) <= now }
+        let due = library.lists.filter {
+            !Self.digestWentOut($0, on: today) && digestInstant(of: today, for: $0) <= now
+        }
         guard !due.isEmpty else { return Outcome() }
         let changes = due.map { ChecklistChange.markDigestSent(listID: $0.listID, day: today) }
         for change in changes { try? library.apply(change) }
@@ -157,10 +160,11 @@ public struct ReminderBook: Sendable {
         let listIDs = Set(due.map(\.listID))
         let brought = library.digest(on: today, limit: DigestDelivery.entryLimit, lists: listIDs)
         guard brought.count > 0 else { return outcome }
-        let sentToday = Set(library.lists.filter { $0.digestSentOn == today }.map(\.listID))
+        let sentToday = Set(library.lists.filter { Self.digestWentOut($0, on: today) }.map(\.listID))
         let delivery = DigestDelivery(
             digest: sentToday == listIDs
                 ? brought : library.digest(on: today, limit: DigestDelivery.entryLimit, lists: sentToday),
+            summary: brought.summary,
             itemIDs: brought.itemIDs,
             instant: due.map { digestInstant(of: today, for: $0) }.max() ?? now,
             firedAt: now
@@ -176,13 +180,14 @@ public struct ReminderBook: Sendable {
     private mutating func followUp(_ itemIDs: [Int], now: Date) -> Outcome {
         guard !itemIDs.isEmpty else { return Outcome() }
         let today = CalendarDay(containing: now, in: timeZone)
-        let sentBefore = Set(library.lists.filter { $0.digestSentOn == today }.map(\.listID))
+        let sentBefore = Set(library.lists.filter { Self.digestWentOut($0, on: today) }.map(\.listID))
         var outcome = sendDigest(now: now)
         var added: [Digest.Entry] = []
         var addedCount = 0
         var addedIDs: [Int] = []
         var instant = Date.distantPast
-        for itemID in itemIDs {
+        var seen = Set<Int>()
+        for itemID in itemIDs where seen.insert(itemID).inserted {
             guard let item = library.item(id: itemID), let list = library.list(containing: itemID),
                 sentBefore.contains(list.listID), item.isListed(inDigestOf: today), let dueDay = item.dueDay
             else { continue }
@@ -202,9 +207,12 @@ public struct ReminderBook: Sendable {
             instant = max(instant, digestInstant(of: today, for: list))
         }
         guard addedCount > 0 else { return outcome }
-        let sentToday = Set(library.lists.filter { $0.digestSentOn == today }.map(\.listID))
+        let sentToday = Set(library.lists.filter { Self.digestWentOut($0, on: today) }.map(\.listID))
+        let more = addedCount - added.count
         let delivery = DigestDelivery(
             digest: library.digest(on: today, limit: DigestDelivery.entryLimit, lists: sentToday),
+            summary: (added.map { $0.text.escapingControlCharacters() } + (more > 0 ? ["\(more) more"] : []))
+                .joined(separator: ", "),
             added: added,
             addedCount: addedCount,
             itemIDs: addedIDs.sorted(),
@@ -224,7 +232,9 @@ public struct ReminderBook: Sendable {
         let change = try library.makeAddList(name: name, iconName: iconName)
         try library.apply(change)
         guard case .addList(let list) = change else { preconditionFailure("makeAddList made \(change)") }
-        return (list, Outcome(changes: [change]))
+        var outcome = Outcome(changes: [change])
+        outcome.append(withDigestInstant(now: clock.now()))
+        return (list, outcome)
     }
 
     /// Renames a list or changes its icon, with `makeDefault` makes it the list items go to when none is named, and
@@ -261,7 +271,7 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved(itemIDs, now: clock.now()))
-        settleDigestTimer(&outcome, now: clock.now())
+        outcome.append(withDigestInstant(now: clock.now()))
         return numbered(outcome)
     }
 
@@ -317,7 +327,7 @@ public struct ReminderBook: Sendable {
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
-        settleDigestTimer(&outcome, now: clock.now())
+        outcome.append(withDigestInstant(now: clock.now()))
         return numbered(outcome)
     }
 
@@ -523,8 +533,11 @@ public struct ReminderBook: Sendable {
         guard case .putItem(let item, let listID) = change, let listName = library.list(id: listID)?.name else {
             preconditionFailure("an item change must put an item into an existing list: \(change)")
         }
+        // Whether a digest of today brought it already: listed, in a list whose digest went out.
         let today = CalendarDay(containing: now, in: timeZone)
-        let wasListed = library.item(id: item.itemID)?.isListed(inDigestOf: today) ?? false
+        let wasBrought =
+            library.item(id: item.itemID)?.isListed(inDigestOf: today) == true
+            && library.list(containing: item.itemID).map { Self.digestWentOut($0, on: today) } == true
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemChanged(item, listName: listName, now: now))
@@ -533,14 +546,14 @@ public struct ReminderBook: Sendable {
             outcome.append(contentsOf: recordingHandled(scheduler.advance(to: now), numbering: false))
         }
         // Put on a day whose digest went out: it follows at once (an import holds them for one follow-up).
-        if !wasListed, item.isListed(inDigestOf: today) {
+        if !wasBrought, item.isListed(inDigestOf: today) {
             if heldFollowUps != nil {
                 heldFollowUps?.append(item.itemID)
             } else {
                 outcome.append(contentsOf: followUp([item.itemID], now: now))
             }
         }
-        settleDigestTimer(&outcome, now: now)
+        outcome.append(withDigestInstant(now: now))
         return (library.item(id: item.itemID) ?? item, numbering ? numbered(outcome) : outcome)
     }
 

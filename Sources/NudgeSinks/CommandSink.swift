@@ -45,7 +45,7 @@ public struct CommandSink: ReminderSink {
             "NUDGE_DIGEST": digest.digest.day.iso,
             // At most `itemIDLimit`: Linux refuses a variable over 128 KiB, and a program that needs all reads the API.
             "NUDGE_ITEM_IDS": digest.itemIDs.map(String.init).joined(separator: " "),
-            "NUDGE_TEXT": digest.isFollowUp ? digest.addedSummary : digest.digest.summary,
+            "NUDGE_TEXT": digest.summary,
             "NUDGE_DUE": InstantFormat.format(digest.instant),
             "NUDGE_LATE": String(Int(max(digest.lateBy, 0).rounded(.down))),
         ]

@@ -276,7 +276,7 @@ public actor DesktopSink: ReminderSink {
         if digest.overdueCount > 0 { counts.append("\(digest.overdueCount) overdue") }
         let summary =
             delivery.isFollowUp
-            ? "Also today: \(delivery.addedSummary)"
+            ? "Also today: \(delivery.summary)"
             : "Today: " + (counts.isEmpty ? "nothing due" : counts.joined(separator: ", "))
         return DesktopNotification(
             replacesID: notificationID ?? 0,

@@ -28,7 +28,7 @@ public struct LogSink: ReminderSink {
     public func deliver(digest: DigestDelivery) async {
         logger.notice(
             digest.isFollowUp
-                ? "added to today's digest: \(digest.addedSummary)" : "today's digest: \(digest.digest.summary)",
+                ? "added to today's digest: \(digest.summary)" : "today's digest: \(digest.summary)",
             metadata: [
                 "day": "\(digest.digest.day.iso)",
                 "items": "\(digest.itemIDs.map(String.init).joined(separator: ","))",

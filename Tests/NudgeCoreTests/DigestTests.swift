@@ -72,7 +72,7 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
         clock.set(sundayNine + 3600)
         let (sweep, added) = try add("sweep", due: "2027-03-28", to: &book)
         let followUp = try #require(digests(added).only)
-        #expect(followUp.isFollowUp && followUp.itemIDs == [sweep] && followUp.addedSummary == "sweep")
+        #expect(followUp.isFollowUp && followUp.itemIDs == [sweep] && followUp.summary == "sweep")
         #expect(followUp.digest.dueTodayCount == 2)
         #expect(
             added.events.map(\.kind) == [.digest] && added.events[0].text == "added to the digest of 2027-03-28: sweep"
@@ -168,6 +168,46 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
         #expect(nine.itemIDs == [taxes] && nine.digest.dueTodayCount == 3)
     }
 
+    /// An item moved from a list whose digest has not gone out to one whose has comes in a follow-up; a list added
+    /// after the others' digests went out gets its own at its time; a clock set back past a digest sends it not again.
+    @Test func movesNewListsAndAClockSetBackKeepOneDigestADay() throws {
+        let clock = ManualWallClock(saturdayEight - 3600)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = book.start()
+        let (work, _) = try book.addList(name: "Work")
+        _ = try book.updateList(listID: work.listID, digestTime: .some(7 * 3600 + 1800))
+        _ = try book.updateList(listID: 1, digestTime: .some(7 * 3600 + 1800))
+        let (report, _) = try book.addItem(
+            NewItem(text: "report", listID: work.listID, dueDay: try day("2027-03-27"), shouldRemind: true)
+        )
+        clock.set(saturdayNine - 5400)
+        #expect(digests(book.advance()).map(\.itemIDs) == [[report.itemID]])
+        // Both lists went out at 07:30; Home, added at 08:00 with nudged's 09:00, goes out at 09:00.
+        clock.set(saturdayEight)
+        let (home, _) = try book.addList(name: "Home")
+        let (garden, _) = try book.addItem(
+            NewItem(text: "garden", listID: home.listID, dueDay: try day("2027-03-27"), shouldRemind: true)
+        )
+        #expect(book.scheduler.nextDue == saturdayNine)
+        let (taxes, _) = try book.addItem(
+            NewItem(text: "taxes", listID: home.listID, dueDay: try day("2027-03-27"), shouldRemind: true)
+        )
+        // Moved from Home (not out yet) to Work (out): it follows up.
+        let moved = try book.editItem(itemID: taxes.itemID, ItemEdit(listID: work.listID)).1
+        #expect(digests(moved).map(\.itemIDs) == [[taxes.itemID]])
+        clock.set(saturdayNine)
+        #expect(digests(book.advance()).map(\.itemIDs) == [[garden.itemID]])
+
+        clock.set(sundayNine + 3600)
+        #expect(digests(book.advance()).count == 1)
+        clock.set(saturdayNine + 3600)
+        #expect(digests(book.advance()).isEmpty)
+        // Sunday's wake-up finds Sunday's digests gone out already.
+        #expect(book.scheduler.nextDue == sundayNine - 5400)
+        clock.set(sundayNine - 5400)
+        #expect(digests(book.advance()).isEmpty)
+    }
+
     /// An import that puts several items on a day whose digest went out makes one follow-up, not one each.
     @Test func anImportFollowsUpOnceForAllItPutOnTheDay() throws {
         let clock = ManualWallClock(saturdayNine + 600)
@@ -186,7 +226,7 @@ private let sundayNine = Date(timeIntervalSince1970: 1_806_217_200)  // 2027-03-
         let imported = digests(try book.importTasks(tasks, into: 1).1)
         let followUp = try #require(imported.only)
         #expect(followUp.addedCount == 12 && followUp.added.count == DigestDelivery.entryLimit)
-        #expect(followUp.itemIDs == Array(2...13) && followUp.addedSummary.hasSuffix("task 10, 2 more"))
+        #expect(followUp.itemIDs == Array(2...13) && followUp.summary.hasSuffix("task 10, 2 more"))
     }
 
     /// A day item snoozed to an instant reminds alone then, as any snoozed item.

@@ -6,12 +6,15 @@ import Foundation
 public struct DigestDelivery: Sendable, Equatable {
     /// What the day's digest lists now, at most `entryLimit` entries of each group.
     public var digest: Digest
+    /// What this delivery brings, as one line: the digest's summary of the lists it sends, or what a follow-up adds
+    /// (`pay rent, sweep the hall`). What the journal entry, the log line and the command's NUDGE_TEXT say.
+    public var summary: String
     /// A follow-up's items, added to the day after its digest went out (at most `entryLimit` of them; `addedCount`
     /// says how many); empty for the digest itself.
     public var added: [Digest.Entry]
     public var addedCount: Int
-    /// The items it brings, by ID, ascending: the digest's every item, a follow-up's added ones; at most
-    /// `itemIDLimit` (the first by ID).
+    /// The items it brings, by ID, ascending: every item of the lists the digest sends, or a follow-up's added ones;
+    /// at most `itemIDLimit` of them.
     public var itemIDs: [Int]
     /// The digest instant it is about: the latest list's digest time that came (a follow-up: its list's).
     public var instant: Date
@@ -25,6 +28,7 @@ public struct DigestDelivery: Sendable, Equatable {
 
     public init(
         digest: Digest,
+        summary: String,
         added: [Digest.Entry] = [],
         addedCount: Int = 0,
         itemIDs: [Int],
@@ -32,6 +36,7 @@ public struct DigestDelivery: Sendable, Equatable {
         firedAt: Date
     ) {
         self.digest = digest
+        self.summary = summary
         self.added = added
         self.addedCount = addedCount
         self.itemIDs = itemIDs
@@ -48,11 +53,4 @@ public struct DigestDelivery: Sendable, Equatable {
     /// Late means noticeably after the digest instant: after downtime, sleep, or a clock jump (a follow-up is late
     /// by nature and never counts as late).
     public var isLate: Bool { !isFollowUp && lateBy >= ReminderScheduler.lateThreshold }
-
-    /// What a follow-up adds, as one line: the texts, and how many more.
-    public var addedSummary: String {
-        let more = addedCount - added.count
-        return (added.map { $0.text.escapingControlCharacters() } + (more > 0 ? ["\(more) more"] : []))
-            .joined(separator: ", ")
-    }
 }

@@ -104,8 +104,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         let day = delivery.digest.day.iso
         text =
             delivery.isFollowUp
-            ? "added to the digest of \(day): \(delivery.addedSummary)"
-            : "digest of \(day): \(delivery.digest.summary)"
+            ? "added to the digest of \(day): \(delivery.summary)"
+            : "digest of \(day): \(delivery.summary)"
         listName = ""
         lateBy = delivery.lateBy
         itemIDs = delivery.itemIDs
