@@ -9,8 +9,8 @@ import NudgeCore
 /// occurrences, NUDGE_COALESCED (how many); for an advance warning, NUDGE_WARNING (how long before NUDGE_DUE, ISO
 /// 8601; NUDGE_LATE then counts from the warning's instant). For the day's digest of items due on a day (or a
 /// follow-up to it), it runs with NUDGE_DIGEST (the day, YYYY-MM-DD), NUDGE_ITEM_IDS (those it brings, separated by
-/// spaces; the first 1,000), NUDGE_TEXT (what it says), NUDGE_DUE (the day's digest instant) and NUDGE_LATE, and no NUDGE_ITEM_ID.
-/// Its output goes to nudged's stderr; its exit status is logged.
+/// spaces; at most 1,000), NUDGE_TEXT (what it brings, as one line), NUDGE_DUE (the digest instant) and NUDGE_LATE,
+/// and no NUDGE_ITEM_ID. Its output goes to nudged's stderr; its exit status is logged.
 public struct CommandSink: ReminderSink {
     public let name = "command"
     public let program: [String]
