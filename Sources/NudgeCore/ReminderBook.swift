@@ -108,6 +108,11 @@ public struct ReminderBook: Sendable {
         return day.instant(at: own ?? digestTime, in: timeZone)
     }
 
+    /// The lists whose digest of `day` went out.
+    private func listsWhoseDigestWentOut(on day: CalendarDay) -> Set<Int> {
+        Set(library.lists.filter { Self.digestWentOut($0, on: day) }.map(\.listID))
+    }
+
     /// Whether the list's digest of `day` went out: on it, or on a later day (the clock has been set back since, and
     /// a digest set back past is not sent again, as a reminder is not).
     private static func digestWentOut(_ list: Checklist, on day: CalendarDay) -> Bool {
@@ -160,7 +165,7 @@ public struct ReminderBook: Sendable {
         let listIDs = Set(due.map(\.listID))
         let brought = library.digest(on: today, limit: DigestDelivery.entryLimit, lists: listIDs)
         guard brought.count > 0 else { return outcome }
-        let sentToday = Set(library.lists.filter { Self.digestWentOut($0, on: today) }.map(\.listID))
+        let sentToday = listsWhoseDigestWentOut(on: today)
         let delivery = DigestDelivery(
             digest: sentToday == listIDs
                 ? brought : library.digest(on: today, limit: DigestDelivery.entryLimit, lists: sentToday),
@@ -180,7 +185,7 @@ public struct ReminderBook: Sendable {
     private mutating func followUp(_ itemIDs: [Int], now: Date) -> Outcome {
         guard !itemIDs.isEmpty else { return Outcome() }
         let today = CalendarDay(containing: now, in: timeZone)
-        let sentBefore = Set(library.lists.filter { Self.digestWentOut($0, on: today) }.map(\.listID))
+        let sentBefore = listsWhoseDigestWentOut(on: today)
         var outcome = sendDigest(now: now)
         var added: [Digest.Entry] = []
         var addedCount = 0
@@ -189,30 +194,19 @@ public struct ReminderBook: Sendable {
         var seen = Set<Int>()
         for itemID in itemIDs where seen.insert(itemID).inserted {
             guard let item = library.item(id: itemID), let list = library.list(containing: itemID),
-                sentBefore.contains(list.listID), item.isListed(inDigestOf: today), let dueDay = item.dueDay
+                sentBefore.contains(list.listID), item.isListed(inDigestOf: today),
+                let entry = Digest.Entry(item, in: list)
             else { continue }
             addedCount += 1
-            if added.count < DigestDelivery.entryLimit {
-                added.append(
-                    Digest.Entry(
-                        itemID: itemID,
-                        listID: list.listID,
-                        listName: list.name,
-                        text: item.text,
-                        dueDay: dueDay
-                    )
-                )
-            }
+            if added.count < DigestDelivery.entryLimit { added.append(entry) }
             if addedIDs.count < DigestDelivery.itemIDLimit { addedIDs.append(itemID) }
             instant = max(instant, digestInstant(of: today, for: list))
         }
         guard addedCount > 0 else { return outcome }
-        let sentToday = Set(library.lists.filter { Self.digestWentOut($0, on: today) }.map(\.listID))
-        let more = addedCount - added.count
+        let sentToday = listsWhoseDigestWentOut(on: today)
         let delivery = DigestDelivery(
             digest: library.digest(on: today, limit: DigestDelivery.entryLimit, lists: sentToday),
-            summary: (added.map { $0.text.escapingControlCharacters() } + (more > 0 ? ["\(more) more"] : []))
-                .joined(separator: ", "),
+            summary: Digest.texts(added, of: addedCount),
             added: added,
             addedCount: addedCount,
             itemIDs: addedIDs.sorted(),

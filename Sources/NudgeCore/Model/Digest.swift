@@ -11,6 +11,19 @@ public struct Digest: Sendable, Equatable {
         public var listName: String
         public var text: String
         public var dueDay: CalendarDay
+
+        /// `item` of `list`, which is due on a day (`dueDay`); nil for one that is not.
+        init?(_ item: ChecklistItem, in list: Checklist) {
+            guard let dueDay = item.dueDay else { return nil }
+            (itemID, listID, listName, text, self.dueDay) = (item.itemID, list.listID, list.name, item.text, dueDay)
+        }
+    }
+
+    /// The texts of `entries`, and how many of `count` are not among them: `pay rent, sweep, 2 more`.
+    static func texts(_ entries: [Entry], of count: Int) -> String {
+        let more = count - entries.count
+        return (entries.map { $0.text.escapingControlCharacters() } + (more > 0 ? ["\(more) more"] : []))
+            .joined(separator: ", ")
     }
 
     public var day: CalendarDay
@@ -29,9 +42,7 @@ public struct Digest: Sendable, Equatable {
     public var summary: String {
         func group(_ entries: [Entry], count: Int, _ label: String) -> String? {
             guard count > 0 else { return nil }
-            let more = count - entries.count
-            let texts = entries.map { $0.text.escapingControlCharacters() } + (more > 0 ? ["\(more) more"] : [])
-            return "\(count) \(label): " + texts.joined(separator: ", ")
+            return "\(count) \(label): " + Self.texts(entries, of: count)
         }
         let groups = [
             group(dueToday, count: dueTodayCount, "due today"), group(overdue, count: overdueCount, "overdue"),
@@ -58,14 +69,8 @@ extension ChecklistLibrary {
         var itemIDs = Heap<Int>()
         for list in lists where listIDs?.contains(list.listID) ?? true {
             for item in list.items where item.isListed(inDigestOf: day) {
-                guard let dueDay = item.dueDay else { continue }
-                let entry = Digest.Entry(
-                    itemID: item.itemID,
-                    listID: list.listID,
-                    listName: list.name,
-                    text: item.text,
-                    dueDay: dueDay
-                )
+                guard let entry = Digest.Entry(item, in: list) else { continue }
+                let dueDay = entry.dueDay
                 itemIDs.insert(item.itemID)
                 if itemIDs.count > DigestDelivery.itemIDLimit { _ = itemIDs.popMax() }
                 if dueDay < day {
