@@ -228,8 +228,10 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "CLinux",
+                "NudgeSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
     ],

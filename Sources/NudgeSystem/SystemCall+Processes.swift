@@ -11,16 +11,27 @@ extension SystemCall {
         public var arguments: [String]
         /// The whole environment it gets.
         public var environment: [String: String]
+        /// Files its stdout and stderr go to (created, or emptied), instead of this process's stderr.
+        public var standardOutput: String?
+        public var standardError: String?
 
-        public init(executable: String, arguments: [String], environment: [String: String]) {
+        public init(
+            executable: String,
+            arguments: [String],
+            environment: [String: String],
+            standardOutput: String? = nil,
+            standardError: String? = nil
+        ) {
             self.executable = executable
             self.arguments = arguments
             self.environment = environment
+            self.standardOutput = standardOutput
+            self.standardError = standardError
         }
     }
 
-    /// Starts `program` with /dev/null as stdin, this process's stderr as stdout and stderr, nothing else of this
-    /// process's descriptors, default signal handling and an empty signal mask (this process ignores SIGPIPE and
+    /// Starts `program` with /dev/null as stdin, this process's stderr (or the files it names) as stdout and stderr,
+    /// nothing else of this process's descriptors, default signal handling and an empty signal mask (this process ignores SIGPIPE and
     /// SIGHUP and may block others), in a process group of its own, so that a signal to the group stops what it
     /// started too. Its process ID; throws why it could not start (not found, not executable, ...).
     public static func spawn(_ program: Spawn) throws(Errno) -> pid_t {
@@ -34,6 +45,10 @@ extension SystemCall {
         defer { posix_spawn_file_actions_destroy(&actions) }
         try resultCode(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0))
         try resultCode(posix_spawn_file_actions_adddup2(&actions, 2, 1))
+        for (fd, path) in [(Int32(1), program.standardOutput), (2, program.standardError)] {
+            guard let path else { continue }
+            try resultCode(posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600))
+        }
         try resultCode(posix_spawn_file_actions_addclosefrom_np(&actions, 3))
         var attributes = posix_spawnattr_t()
         try resultCode(posix_spawnattr_init(&attributes))

@@ -1,5 +1,7 @@
 import CLinux
 import Foundation
+import NudgeSystem
+import SystemPackage
 import Testing
 
 /// A child's exit as the kernel reports it. Foundation learns that a child exited when a socket the child inherited
@@ -62,6 +64,29 @@ extension Process {
                     if let status = process.value.awaitExit(within: .seconds(3600)) {
                         return done.resume(returning: status)
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Suspends until child `pid` (started with `SystemCall.spawn`) has exited, reaps it and returns its status as
+/// Foundation reports one (the exit code, or the number of the signal that ended it); the wait holds a thread of its
+/// own.
+func reaped(_ pid: pid_t) async -> Int32 {
+    await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
+        Thread.detachNewThread {
+            // An interrupted wait goes round again; any other failure (ECHILD: not our child) is a test's mistake.
+            while true {
+                do throws(Errno) {
+                    switch try SystemCall.reap(pid) {
+                    case .exited(let code): return done.resume(returning: code)
+                    case .signalled(let signal): return done.resume(returning: signal)
+                    }
+                } catch  where error == .interrupted {
+                    continue
+                } catch {
+                    preconditionFailure("waiting for child \(pid): \(error)")
                 }
             }
         }

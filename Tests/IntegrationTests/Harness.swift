@@ -1,4 +1,5 @@
 import Foundation
+import NudgeSystem
 import Synchronization
 import Testing
 
@@ -16,16 +17,19 @@ func run(_ path: String, _ arguments: [String], environment: [String: String]? =
     let directory = try temporaryDirectory("run")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let (outPath, errPath) = (directory + "/stdout", directory + "/stderr")
-    for file in [outPath, errPath] { _ = FileManager.default.createFile(atPath: file, contents: nil) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    try process.run()
-    let status = await process.exited()
+    // posix_spawn through nudged's own `SystemCall.spawn`, not Foundation's Process: on Linux, Process.run() reads
+    // past the end of a directory entry as it lists /proc/self/fd and now and then crashes the test process
+    // (swiftlang/swift-corelibs-foundation#5472, after Swift 6.3.1), and this is the call the suite makes most.
+    let pid = try SystemCall.spawn(
+        .init(
+            executable: path,
+            arguments: arguments,
+            environment: environment ?? ProcessInfo.processInfo.environment,
+            standardOutput: outPath,
+            standardError: errPath
+        )
+    )
+    let status = await reaped(pid)
     return CommandResult(
         status: status,
         output: FileManager.default.contents(atPath: outPath) ?? Data(),
