@@ -3,8 +3,9 @@ import NudgeCore
 @_spi(Generated) import OpenAPIRuntime
 
 /// `ItemPatch` in the document (`PATCH /v1/items/{id}`), written by hand: fields left out stay as they are, and
-/// `"dueDate": null` (or `"dueDay": null`) removes the due date, `"repeat": null` the repeat rule. A generated type reads a null field and a missing one alike
-/// (swift-openapi-generator issue 419), so it could not say which the client meant.
+/// `"dueDate": null` (or `"dueDay": null`) removes the due date, `"repeat": null` (or `"repeatAfter": null`) the
+/// repeating. A generated type reads a null field and a missing one alike (swift-openapi-generator issue 419), so it
+/// could not say which the client meant.
 public struct ItemPatch: Codable, Hashable, Sendable {
     /// The fields the patch changes, as the core takes them; a list named by its ID is already in `edit.listID`.
     public var edit: ItemEdit
@@ -14,16 +15,21 @@ public struct ItemPatch: Codable, Hashable, Sendable {
     /// into `edit.warnings` itself, so that one it cannot read is refused as `invalid_warning`, as in a new item;
     /// until then `edit.warnings` is nil.
     public var warnings: [String]?
+    /// A new length to repeat after completion as the client wrote it (`"P2W"`), read by nudged as `warnings` are
+    /// (one it cannot read is refused as `invalid_repeat`); until then `edit.repeatAfter` is nil.
+    public var repeatAfter: String?
 
     public init(_ edit: ItemEdit, list: String? = nil) {
         self.edit = edit
         self.edit.warnings = nil
+        self.edit.repeatAfter = nil
         self.list = list
         warnings = edit.warnings?.map(DurationText.iso8601)
+        repeatAfter = edit.repeatAfter.map(DurationText.iso8601)
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case text, checked, dueDate, dueDay, shouldRemind, listID, list, priority, catchUp, warnings
+        case text, checked, dueDate, dueDay, shouldRemind, listID, list, priority, catchUp, warnings, repeatAfter
         case repeatRule = "repeat"
     }
 
@@ -35,7 +41,6 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         func null(_ key: CodingKeys) throws -> Bool {
             container.contains(key) ? try container.decodeNil(forKey: key) : false
         }
-        let clearsRepeat = try null(.repeatRule)
         let clearsCatchUp = try null(.catchUp)
         /// A field that may be left out but not null: `decode` refuses a null, where `decodeIfPresent` would take it
         /// as left out.
@@ -43,6 +48,9 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             container.contains(key) ? try container.decode(T.self, forKey: key) : nil
         }
         let (dateIsNull, dayIsNull) = (try null(.dueDate), try null(.dueDay))
+        let (ruleIsNull, lengthIsNull) = (try null(.repeatRule), try null(.repeatAfter))
+        let repeatRule = ruleIsNull ? nil : try field(.repeatRule, String.self)
+        repeatAfter = lengthIsNull ? nil : try field(.repeatAfter)
         let dueDate = dateIsNull ? nil : try field(.dueDate, Instant.self)?.date
         let dueDay = dayIsNull ? nil : try field(.dueDay, CalendarDay.self)
         edit = ItemEdit(
@@ -54,8 +62,9 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             clearsDueDate: (dateIsNull || dayIsNull) && dueDate == nil && dueDay == nil,
             shouldRemind: try field(.shouldRemind),
             listID: try field(.listID),
-            repeatRule: clearsRepeat ? nil : try field(.repeatRule),
-            clearsRepeat: clearsRepeat,
+            repeatRule: repeatRule,
+            // `"repeat": null, "repeatAfter": "P2W"` switches from one way to repeat to the other.
+            clearsRepeat: (ruleIsNull || lengthIsNull) && repeatRule == nil && repeatAfter == nil,
             priority: try field(.priority),
             catchUp: clearsCatchUp ? nil : try field(.catchUp),
             clearsCatchUp: clearsCatchUp
@@ -80,6 +89,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             try container.encodeNil(forKey: .repeatRule)
         } else {
             try container.encodeIfPresent(edit.repeatRule, forKey: .repeatRule)
+            try container.encodeIfPresent(repeatAfter, forKey: .repeatAfter)
         }
         try container.encodeIfPresent(edit.priority, forKey: .priority)
         if edit.clearsCatchUp {

@@ -280,13 +280,16 @@ public struct ReminderBook: Sendable {
     }
 
     /// Edits an item (any field, checking it off included): its reminder is replaced, or cancelled. Checking off
-    /// a recurring item completes one occurrence, reported as `completed`.
+    /// a recurring item completes one occurrence, and one that repeats after completion starts its next round; each
+    /// is reported as `completed`.
     public mutating func editItem(itemID: Int, _ edit: ItemEdit) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
-        let before = library.item(id: itemID)?.completedThrough
+        let before = library.item(id: itemID)
         let change = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone, zones: zones)
+        // A round of an item that repeats after completion is completed by every check-off of it, open.
+        let completesRound = edit.checked == true && before?.checked == false && before?.repeatAfter != nil
         guard case .putItem(let item, let listID) = change, let completed = item.completedThrough,
-            completed != before, let listName = library.list(id: listID)?.name
+            completed != before?.completedThrough || completesRound, let listName = library.list(id: listID)?.name
         else { return try put(change, now: now) }
         let reminder = Reminder(
             itemID: itemID,
@@ -358,9 +361,13 @@ public struct ReminderBook: Sendable {
             var completed = try put(change, now: now, numbering: false).1
             completed.events.insert(ReminderEvent(.completed, of: reminder, at: now), at: 0)
             outcome = numbered(completed)
+        case .done where item.repeatAfter != nil && (item.dueDate.map { $0 > due } ?? true):
+            // The round the notification showed was done another way since, and the item is in its next round.
+            return Outcome()
         case .done:
             outcome = try editItem(itemID: itemID, ItemEdit(checked: true)).1
-            if !item.checked {
+            // An item that repeats after completion has its check-off reported by the edit.
+            if !item.checked, !outcome.events.contains(where: { $0.kind == .completed }) {
                 var completed = Outcome()
                 completed.events = [ReminderEvent(.completed, of: reminder, at: now)]
                 outcome.append(contentsOf: numbered(completed))
@@ -433,6 +440,7 @@ public struct ReminderBook: Sendable {
                     if let edit = edit(bringing: item, to: task) {
                         outcome.append(contentsOf: try editItem(itemID: itemID, edit).1)
                         result.outcome = .updated
+                        if edit.checked == true, task.repeatAfter != nil { result.notes.append(Self.roundCompleted) }
                     }
                 } else {
                     let (item, added) = try addItem(
@@ -443,6 +451,7 @@ public struct ReminderBook: Sendable {
                             dueDay: task.dueDay,
                             shouldRemind: task.shouldRemind,
                             repeatRule: task.repeatRule,
+                            repeatAfter: task.repeatAfter,
                             priority: task.priority,
                             warnings: task.warnings,
                             calendarUID: task.uid
@@ -454,6 +463,7 @@ public struct ReminderBook: Sendable {
                     if task.checked, task.repeatRule == nil {
                         let checkOff = ItemEdit(checked: true, completedAt: task.completedAt)
                         outcome.append(contentsOf: try editItem(itemID: item.itemID, checkOff).1)
+                        if task.repeatAfter != nil { result.notes.append(Self.roundCompleted) }
                     }
                 }
                 if task.checked, task.repeatRule != nil {
@@ -470,6 +480,9 @@ public struct ReminderBook: Sendable {
         outcome.append(contentsOf: numbered(followUp(held, now: clock.now())))
         return (results, outcome)
     }
+
+    /// What an import says of a completed task that repeats after completion.
+    private static let roundCompleted = "completed, and it repeats after completion: open again, due that long after"
 
     /// The edit that makes `item` hold what `task` says, or nil if it already does. Instants compare to the whole
     /// second (a file holds no fractions); a recurring item's due date, as the series would start from the task's.
@@ -501,6 +514,22 @@ public struct ReminderBook: Sendable {
             }
         } else {
             if item.repeatRule != nil { (edit.clearsRepeat, changed) = (true, true) }
+            if item.repeatAfter != task.repeatAfter {
+                if let length = task.repeatAfter { edit.repeatAfter = length } else { edit.clearsRepeat = true }
+                changed = true
+            }
+            if task.repeatAfter != nil {
+                // A file written before the item's last round was done (its DUE at or before the due date that round
+                // completed, or none) says nothing of the round it is in now: an import of it again changes neither.
+                let stale = item.completedThrough.map { done in task.dueDate.map { $0 <= done } ?? true } ?? false
+                // Another program checked off a task that repeats after completion: that completes the item's round
+                // if the file says the round's due date.
+                let sameRound = task.dueDay.map { $0 == item.dueDay } ?? sameSecond(item.dueDate, task.dueDate)
+                if task.checked, !stale, sameRound, !item.checked {
+                    (edit.checked, edit.completedAt, changed) = (true, task.completedAt, true)
+                }
+                if task.checked || stale { return changed ? edit : nil }
+            }
             if item.checked != task.checked { (edit.checked, changed) = (task.checked, true) }
             // An item checked off before nudge kept the moment was exported with its last change as COMPLETED.
             if task.checked, let completedAt = task.completedAt, !sameSecond(item.completedAt, completedAt),

@@ -41,6 +41,7 @@ public enum StoreSchema {
             change: "a list may have a digestTime of its own, and says the last day its digest went out "
                 + "(digestSentOn; changes setDigestTime and markDigestSent)"
         ),
+        Format(version: 9, change: "an item may repeat after completion (repeatAfter)"),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version
@@ -61,6 +62,7 @@ extension ChecklistItem: StoredRecord {
         .init("updatedAt", \.updatedAt, .required),
         .init("lastFiredAt", \.lastFiredAt),
         .init("repeat", \.repeatRule),
+        .init("repeatAfter", \.repeatAfter),
         .init("completedThrough", \.completedThrough),
         .init("priority", \.priority),
         .init("catchUp", \.catchUp),

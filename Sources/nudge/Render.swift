@@ -77,11 +77,13 @@ enum Render {
         return table([row], rightAligned: [0], terminal: look.terminal).first ?? ""
     }
 
-    /// ID, check box, text, due (relative and absolute), then the repeat rule, a priority other than normal, and the
-    /// pending or overdue mark, or `digest` for an item due on a day that the day's digest brings.
+    /// ID, check box, text, due (relative and absolute), then the repeat rule (or the repeat after completion), a
+    /// priority other than normal, and the pending or overdue mark, or `digest` for an item due on a day that the
+    /// day's digest brings.
     private static func itemRow(_ item: Components.Schemas.Item, look: Look) -> [Cell] {
         let overdue = isOverdue(item, look: look)
-        var notes: [(text: String, style: Terminal.Style)] = [(item._repeat.map { "↻ \($0)" } ?? "", .cyan)]
+        let repeats = item._repeat ?? repeatAfterText(item).map { "\($0) after done" }
+        var notes: [(text: String, style: Terminal.Style)] = [(repeats.map { "↻ \($0)" } ?? "", .cyan)]
         switch item.priority {
         case .high: notes.append(("!high", .red))
         case .low: notes.append(("!low", .dim))
@@ -105,6 +107,13 @@ enum Render {
             ),
             Cell(parts: notes),
         ]
+    }
+
+    /// How long after a check-off the item is due again (`2w`, `36h`, `1d 12h`), if it repeats after completion.
+    static func repeatAfterText(_ item: Components.Schemas.Item) -> String? {
+        guard let seconds = item.repeatAfter.flatMap(DurationText.iso8601Seconds) else { return nil }
+        let weeks = seconds / (7 * 86_400)
+        return weeks >= 1 && weeks.rounded() == weeks ? "\(Int(weeks))w" : DurationText.short(seconds)
     }
 
     /// Unchecked and past its due instant with no reminder pending (a snoozed one is pending); an item due on a day,
@@ -163,6 +172,9 @@ enum Render {
             // After "Due", which is the next occurrence.
             rows.insert(("Repeat", rule), at: 5)
             rows.insert(("Completed", date(item.completedThrough, otherwise: "no occurrence yet")), at: 6)
+        } else if let length = repeatAfterText(item) {
+            rows.insert(("Repeat", "\(length) after each check-off"), at: 5)
+            rows.insert(("Completed", date(item.completedThrough, otherwise: "not yet")), at: 6)
         }
         return table(
             rows.map {

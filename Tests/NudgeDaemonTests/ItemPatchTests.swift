@@ -26,4 +26,21 @@ import Testing
         #expect(decoded == patch)
         #expect(try decoded.warnings.map(Warnings.parse) == [3600, 600])
     }
+
+    /// Either kind of repeat set with the other null switches to it; either null alone ends the repeating.
+    @Test func aRepeatSetBeatsTheOtherKindsNullAndANullAloneEndsIt() throws {
+        let toRule = try decode(#"{"repeat": "weekly", "repeatAfter": null}"#)
+        #expect(toRule.edit.repeatRule == "weekly" && !toRule.edit.clearsRepeat && toRule.repeatAfter == nil)
+        let toLength = try decode(#"{"repeat": null, "repeatAfter": "P2W"}"#)
+        #expect(toLength.edit.repeatRule == nil && !toLength.edit.clearsRepeat && toLength.repeatAfter == "P2W")
+        for ending in [#"{"repeat": null}"#, #"{"repeatAfter": null}"#, #"{"repeat": null, "repeatAfter": null}"#] {
+            let patch = try decode(ending)
+            #expect(patch.edit.clearsRepeat && patch.edit.repeatRule == nil && patch.repeatAfter == nil, "\(ending)")
+        }
+        let encoded = try JSONDecoder().decode(
+            ItemPatch.self,
+            from: try JSONEncoder().encode(ItemPatch(ItemEdit(repeatAfter: 14 * 86_400)))
+        )
+        #expect(encoded.repeatAfter == "P14D" && !encoded.edit.clearsRepeat)
+    }
 }

@@ -35,6 +35,7 @@ extension NudgeStoreTests {
                     createdAt: Date(timeIntervalSinceReferenceDate: -Double(pick(1_000_003))),
                     lastFiredAt: pick(4) == 1 ? Date(timeIntervalSince1970: 1_800_000_000.25) : nil,
                     repeatRule: pick(6) == 2 ? "Mon..Fri *-*-* 09:30:00" : nil,
+                    repeatAfter: pick(6) == 3 ? 14 * 86_400 : nil,
                     completedThrough: pick(7) == 3 ? Date(timeIntervalSince1970: 1_700_000_000) : nil,
                     priority: Priority.allCases[pick(3)],
                     catchUp: [nil, .always, .never, .within(5400)][pick(4)],

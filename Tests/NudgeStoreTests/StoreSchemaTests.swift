@@ -25,6 +25,7 @@ extension NudgeStoreTests {
             updatedAt: instant - 60,
             lastFiredAt: instant + 1,
             repeatRule: "Mon..Fri *-*-* 09:30:00",
+            repeatAfter: 14 * 86_400 + 0.5,
             completedThrough: instant - 7 * 86_400,
             priority: .high,
             catchUp: .within(5400),

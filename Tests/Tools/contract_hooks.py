@@ -1,9 +1,9 @@
 """What the contract names but cannot spell, for Schemathesis (scripts/contract-check loads it as SCHEMATHESIS_HOOKS).
 
-docs/openapi.yaml marks three kinds of string with a `format` of its own, because their rules are past what JSON
+docs/openapi.yaml marks four kinds of string with a `format` of its own, because their rules are past what JSON
 Schema can say: `duration-iso8601` (the grammar is the `Duration` pattern; what a field bounds, such as a warning's
-lead of at most 366 days, is not), `catch-up` (`always`, `never` or a duration) and `calendar-expression` (a systemd
-calendar expression, a grammar of its own). The import's body is an iCalendar document. Here each gets values that
+lead of at most 366 days, is not), `repeat-after` (a duration from an hour to 3,660 days), `catch-up` (`always`,
+`never` or a duration) and `calendar-expression` (a systemd calendar expression, a grammar of its own). The import's body is an iCalendar document. Here each gets values that
 are valid wherever the contract uses them, so that positive requests reach past the first field check; negative
 requests are Schemathesis' own, and nudged must refuse every one.
 
@@ -35,21 +35,28 @@ def _iso8601(days: int, hours: int, minutes: int, seconds: int, half: bool) -> s
     return "P" + (f"{days}D" if days else "") + ("T" + time if time else "")
 
 
+def _lengths(days: int, least_hours: int, weeks: int):
+    """Durations of up to `days` days and 23:59:59.5 with at least `least_hours` hours, or 1 to `weeks` weeks."""
+    return st.one_of(
+        st.builds(
+            _iso8601,
+            st.integers(0, days),
+            st.integers(least_hours, 23),
+            st.integers(0, 59),
+            st.integers(0, 59),
+            st.booleans(),
+        ).filter(lambda text: text != "P"),
+        st.integers(1, weeks).map(lambda count: f"P{count}W"),
+    )
+
+
 # From half a second to 365 days, 23:59:59.5: a warning's lead (at most 366 days), a catch-up window, a snooze and a
 # clock move (dozens of which stay far from 9999 from any clock a request sets before the last few years).
-_durations = st.one_of(
-    st.builds(
-        _iso8601,
-        st.integers(0, 365),
-        st.integers(0, 23),
-        st.integers(0, 59),
-        st.integers(0, 59),
-        st.booleans(),
-    ).filter(lambda text: text != "P"),
-    st.integers(1, 52).map(lambda weeks: f"P{weeks}W"),
-)
+_durations = _lengths(365, 0, 52)
 
 schemathesis.openapi.format("duration-iso8601", _durations)
+# An hour to 3,659 days, 23:59:59.5: a repeat after completion (1 hour to 3,660 days).
+schemathesis.openapi.format("repeat-after", _lengths(3659, 1, 522))
 schemathesis.openapi.format("catch-up", st.one_of(st.sampled_from(["always", "never"]), _durations))
 
 # Each has occurrences for centuries after any instant up to 9000: a rule with none ahead is refused as a conflict

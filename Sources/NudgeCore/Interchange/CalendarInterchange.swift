@@ -7,7 +7,8 @@ import NudgeCalendar
 /// STATUS (and COMPLETED), PRIORITY, if it reminds a VALARM at the due instant (09:00 of a day: `PT9H` after its
 /// start, `PT8H` or `PT10H` on a day the clocks change) and one per advance warning before it, RRULE where its repeat rule has an exact
 /// one (`RecurrenceRuleMapping`), and `X-NUDGE-ONCALENDAR`, the repeat rule as nudge holds it, always. Reading
-/// back, `X-NUDGE-ONCALENDAR` wins over RRULE.
+/// back, `X-NUDGE-ONCALENDAR` wins over RRULE. A repeat after completion is `X-NUDGE-REPEAT-AFTER`, an ISO 8601
+/// duration, which only nudge reads.
 public enum CalendarInterchange {
     /// The UID of an item nudge made: its ID and the store's, so it is the same at every export and unique
     /// across stores. An item imported with a UID of its own keeps that one.
@@ -106,6 +107,8 @@ public enum CalendarInterchange {
             }
         }
         if let rule = item.repeatRule { lines.append("X-NUDGE-ONCALENDAR:" + ICalendarText.escaped(rule)) }
+        // Other programs see a one-off task; checked off there and read back, it comes round again here.
+        if let length = item.repeatAfter { lines.append("X-NUDGE-REPEAT-AFTER:" + DurationText.iso8601(length)) }
         // Warnings come with the reminder: without it they never fire.
         if let due = item.dueDate, item.shouldRemind {
             // Counted from DUE; a day's DUE is its start (RFC 5545 §3.8.6.3), and nudge reminds at 09:00 of it:
@@ -381,6 +384,19 @@ public enum CalendarInterchange {
             zones: zones,
             notes: &notes
         )
+        if let property = component.property("X-NUDGE-REPEAT-AFTER") {
+            if task.repeatRule != nil {
+                notes.append("line \(property.line): X-NUDGE-REPEAT-AFTER was left out: the task repeats by a rule")
+            } else if status == "CANCELLED" {
+                notes.append("line \(property.line): X-NUDGE-REPEAT-AFTER was left out: the task was cancelled")
+            } else {
+                do throws(ModelError) {
+                    task.repeatAfter = try RepeatAfter.parseISO8601(property.text)
+                } catch {
+                    notes.append("line \(property.line): X-NUDGE-REPEAT-AFTER was left out: \(error.description)")
+                }
+            }
+        }
         if let dueDay {
             if task.repeatRule == nil {
                 task.dueDay = dueDay

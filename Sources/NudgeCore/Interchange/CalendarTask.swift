@@ -21,6 +21,8 @@ public struct CalendarTask: Sendable, Equatable {
     public var warnings: [TimeInterval]
     /// A calendar expression, in normalized form.
     public var repeatRule: String?
+    /// Repeat after completion (its `X-NUDGE-REPEAT-AFTER`), in seconds; not with `repeatRule`.
+    public var repeatAfter: TimeInterval?
     /// What of the task was not imported as it was, and why.
     public var notes: [String]
 }

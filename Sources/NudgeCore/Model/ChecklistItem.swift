@@ -26,8 +26,12 @@ public struct ChecklistItem: Sendable, Equatable {
     /// A systemd calendar expression in its normalized form (`Mon..Fri *-*-* 09:30:00`): the item recurs, and
     /// `dueDate` is its next occurrence.
     public var repeatRule: String?
+    /// Repeat after completion (`RepeatAfter`): checking the item off leaves it open, due this many seconds after
+    /// (an item due on a day: that many days, rounded up). Never with `repeatRule`.
+    public var repeatAfter: TimeInterval?
     /// For a recurring item: the latest occurrence checked off. Checking off a recurring item completes one
-    /// occurrence and leaves the item open.
+    /// occurrence and leaves the item open. For one that repeats after completion: the due date it last completed
+    /// (or the moment, if it had none).
     public var completedThrough: Date?
     /// How urgent its reminders are.
     public var priority: Priority
@@ -57,6 +61,7 @@ public struct ChecklistItem: Sendable, Equatable {
         updatedAt: Date? = nil,
         lastFiredAt: Date? = nil,
         repeatRule: String? = nil,
+        repeatAfter: TimeInterval? = nil,
         completedThrough: Date? = nil,
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
@@ -76,6 +81,7 @@ public struct ChecklistItem: Sendable, Equatable {
         self.updatedAt = updatedAt ?? createdAt
         self.lastFiredAt = lastFiredAt
         self.repeatRule = repeatRule
+        self.repeatAfter = repeatAfter
         self.completedThrough = completedThrough
         self.priority = priority
         self.catchUp = catchUp

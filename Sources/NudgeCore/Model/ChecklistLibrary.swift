@@ -255,12 +255,14 @@ public struct ChecklistLibrary: Sendable, Equatable {
     {
         guard list(id: new.listID) != nil else { throw .unknownList(new.listID) }
         if let dueDate = new.dueDate, let dueDay = new.dueDay { throw .dueTwice(dueDate, dueDay) }
+        if let rule = new.repeatRule, let length = new.repeatAfter { throw .repeatTwice(rule, after: length) }
         var item = ChecklistItem(
             itemID: nextItemID,
             text: try validText(new.text),
             dueDate: new.dueDate,
             shouldRemind: new.shouldRemind,
             createdAt: now,
+            repeatAfter: try new.repeatAfter.map { length throws(ModelError) in try RepeatAfter.validated(length) },
             priority: new.priority,
             catchUp: new.catchUp,
             warnings: try Warnings.normalized(new.warnings),
@@ -285,7 +287,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
     ///
     /// On a recurring item: a new rule or due date restarts the series at its first occurrence at or after the
     /// due date (or after `now`); clearing the rule or the due date ends it; checking it off completes one
-    /// occurrence (`completingOccurrence`) and leaves it open.
+    /// occurrence (`completingOccurrence`) and leaves it open. On one that repeats after completion, checking it off
+    /// leaves it open and due again that long after (`RepeatAfter.completing`).
     public func makeEditItem(
         itemID: Int,
         _ edit: ItemEdit,
@@ -298,6 +301,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         }
         let wasChecked = item.checked
         if let dueDate = edit.dueDate, let dueDay = edit.dueDay { throw .dueTwice(dueDate, dueDay) }
+        if let rule = edit.repeatRule, let length = edit.repeatAfter { throw .repeatTwice(rule, after: length) }
         if let listID = edit.listID, list(id: listID) == nil { throw .unknownList(listID) }
         if let text = edit.text { item.text = try validText(text) }
         if let checked = edit.checked { item.checked = checked }
@@ -320,10 +324,19 @@ public struct ChecklistLibrary: Sendable, Equatable {
         }
         if edit.clearsCatchUp { item.catchUp = nil } else if let catchUp = edit.catchUp { item.catchUp = catchUp }
         if let warnings = edit.warnings { item.warnings = try Warnings.normalized(warnings) }
-        // A rule set with the due date removed is a rule alone: the series starts at its next occurrence.
-        if edit.clearsRepeat || (edit.clearsDueDate && edit.repeatRule == nil) {
+        // An item repeats one way: a repeat after completion takes the place of a rule, and a rule of it.
+        if let length = edit.repeatAfter {
+            item.repeatAfter = try RepeatAfter.validated(length)
+        } else if edit.clearsRepeat || edit.repeatRule != nil {
+            // The round it last completed is no occurrence of a rule.
+            if item.repeatAfter != nil { item.completedThrough = nil }
+            item.repeatAfter = nil
+        }
+        // A rule set with the due date removed is a rule alone: the series starts at its next occurrence. An item
+        // that repeats after completion keeps repeating without a due date (the next check-off sets one).
+        if edit.clearsRepeat || edit.repeatAfter != nil || (edit.clearsDueDate && edit.repeatRule == nil) {
+            if item.repeatRule != nil || item.repeatAfter == nil { item.completedThrough = nil }
             item.repeatRule = nil
-            item.completedThrough = nil
         } else if let rule = edit.repeatRule ?? (newDue ? item.repeatRule : nil) {
             // A series is due at its occurrences: a day given with it is where the series starts.
             (item.repeatRule, item.dueDate) = try Self.startSeries(
@@ -337,6 +350,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
         }
         if edit.checked == true, let rule = item.repeatRule, item.dueDate != nil {
             item = try Self.completingOccurrence(of: item, rule: rule, in: timeZone, zones: zones)
+        } else if item.checked, !wasChecked, let length = item.repeatAfter {
+            item = RepeatAfter.completing(item, length: length, at: edit.completedAt ?? now, in: timeZone)
         }
         // A recurring item whose due date fell behind (it was not reminding, so nothing moved it on) is due at its
         // next occurrence again; else switching reminding on would schedule nothing, ever.

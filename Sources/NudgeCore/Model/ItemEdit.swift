@@ -15,8 +15,12 @@ public struct ItemEdit: Sendable, Hashable {
     public var shouldRemind: Bool?
     /// Moves the item to another list.
     public var listID: Int?
-    /// A new repeat rule (a systemd calendar expression). To end the series, set `clearsRepeat` instead.
+    /// A new repeat rule (a systemd calendar expression), in place of any repeat after completion. To end the
+    /// series, set `clearsRepeat` instead.
     public var repeatRule: String?
+    /// A new length to repeat after completion (`RepeatAfter`), in seconds, in place of any repeat rule.
+    public var repeatAfter: TimeInterval?
+    /// Ends the repeating, whichever kind: the item no longer repeats.
     public var clearsRepeat: Bool
     public var priority: Priority?
     /// A catch-up rule of the item's own. To go back to the daemon's, set `clearsCatchUp` instead.
@@ -35,6 +39,7 @@ public struct ItemEdit: Sendable, Hashable {
         shouldRemind: Bool? = nil,
         listID: Int? = nil,
         repeatRule: String? = nil,
+        repeatAfter: TimeInterval? = nil,
         clearsRepeat: Bool = false,
         priority: Priority? = nil,
         catchUp: CatchUp? = nil,
@@ -50,6 +55,7 @@ public struct ItemEdit: Sendable, Hashable {
         self.shouldRemind = shouldRemind
         self.listID = listID
         self.repeatRule = repeatRule
+        self.repeatAfter = repeatAfter
         self.clearsRepeat = clearsRepeat
         self.priority = priority
         self.catchUp = catchUp

@@ -28,6 +28,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case calendarNotUnderstood = "calendar_not_understood"
         /// A due date given both as an instant and as a day: each field is valid, the two together are not (422).
         case invalidDue = "invalid_due"
+        /// A repeat rule and a repeat after completion given together: likewise each valid, the two not (422).
+        case conflictingRepeat = "conflicting_repeat"
     }
 
     public let code: Code
@@ -111,6 +113,26 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A repeat rule that is not a calendar expression systemd would accept, with the part and why.
     public static func invalidRepeat(_ error: CalendarSpecError) -> ModelError {
         ModelError(code: .invalidRepeat, description: error.description)
+    }
+
+    /// A repeat-after length that is not a length of time within `RepeatAfter`'s bounds.
+    public static func invalidRepeatAfter(_ text: String, _ reason: String) -> ModelError {
+        ModelError(
+            code: .invalidRepeat,
+            description: "cannot use \"\(text)\" as a repeat after completion: \(reason); give a length of time "
+                + "from 1 hour to \(Int(RepeatAfter.maximumLength / 86_400)) days, like 2w, 10d or 36h (P2W, P10D or "
+                + "PT36H in the API)"
+        )
+    }
+
+    /// An item given both ways to repeat: a calendar rule and a length after completion.
+    public static func repeatTwice(_ rule: String, after length: TimeInterval) -> ModelError {
+        ModelError(
+            code: .conflictingRepeat,
+            description: "the item is given a repeat rule (\"\(rule)\") and a repeat after completion "
+                + "(\(DurationText.iso8601(length))); give one: a rule repeats on the calendar, a length after each "
+                + "check-off"
+        )
     }
 
     public static func unknownPriority(_ text: String) -> ModelError {

@@ -12,6 +12,8 @@ public struct NewItem: Sendable, Hashable {
     public var shouldRemind: Bool
     /// A systemd calendar expression: the item recurs, due at the rule's first occurrence at or after `dueDate`.
     public var repeatRule: String?
+    /// Repeat after completion (`RepeatAfter`), in seconds; not with `repeatRule`.
+    public var repeatAfter: TimeInterval?
     public var priority: Priority
     /// A catch-up rule of the item's own; nil follows the daemon's.
     public var catchUp: CatchUp?
@@ -27,6 +29,7 @@ public struct NewItem: Sendable, Hashable {
         dueDay: CalendarDay? = nil,
         shouldRemind: Bool = false,
         repeatRule: String? = nil,
+        repeatAfter: TimeInterval? = nil,
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
         warnings: [TimeInterval] = [],
@@ -38,6 +41,7 @@ public struct NewItem: Sendable, Hashable {
         self.dueDay = dueDay
         self.shouldRemind = shouldRemind
         self.repeatRule = repeatRule
+        self.repeatAfter = repeatAfter
         self.priority = priority
         self.catchUp = catchUp
         self.warnings = warnings

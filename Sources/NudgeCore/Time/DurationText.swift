@@ -1,6 +1,6 @@
 import Foundation
 
-/// Lengths of time as people and programs write them: `90s`, `15m`, `1h30m`, `2d` (what the command lines take),
+/// Lengths of time as people and programs write them: `90s`, `15m`, `1h30m`, `2d`, `2w` (what the command lines take),
 /// and ISO 8601 durations, `PT1H30M`, `P2D`, `PT0.5S`, `P1W` (what the API takes and writes). A day is 24 hours and a
 /// week 7 days: these are lengths, not calendar steps, so months and years (whose length varies) are refused.
 public enum DurationText {
@@ -8,7 +8,7 @@ public enum DurationText {
     public static func seconds(_ text: String) -> TimeInterval? {
         if text.hasPrefix("P") { return iso8601(text.dropFirst()) }
         if let whole = Int(text), whole >= 0 { return TimeInterval(whole) }
-        return units(Substring(text), allowed: ["d": 86_400, "h": 3600, "m": 60, "s": 1])
+        return units(Substring(text), allowed: ["w": 7 * 86_400, "d": 86_400, "h": 3600, "m": 60, "s": 1])
     }
 
     /// The seconds an ISO 8601 duration names (`PT1H30M`, `P2D`, `PT0.5S`, `P1W`), or nil for anything else: what the

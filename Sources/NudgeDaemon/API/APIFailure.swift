@@ -145,9 +145,9 @@ struct APIFailure: Error {
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
                     .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
                     .badRequest
-                // Each field valid, the two together not: a rule of the body JSON Schema could say only with `not`,
+                // Each field valid, two together not: a rule of the body JSON Schema could say only with `not`,
                 // which swift-openapi-generator cannot generate, so the contract's schema lets it through.
-                case .invalidDue: .unprocessableContent
+                case .invalidDue, .conflictingRepeat: .unprocessableContent
                 }
             return APIFailure(status: status, code: .model(error.code), message: error.description)
         case let error as StoreError where error.code == .outcomeUnknown:

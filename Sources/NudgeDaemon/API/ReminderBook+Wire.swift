@@ -17,6 +17,7 @@ extension ReminderBook {
         var edit = patch.edit
         edit.listID = try namedList(id: edit.listID, name: patch.list)
         if let warnings = patch.warnings { edit.warnings = try Warnings.parse(warnings) }
+        if let length = patch.repeatAfter { edit.repeatAfter = try RepeatAfter.parseISO8601(length) }
         let (_, outcome) = try editItem(itemID: itemID, edit)
         return (try wireItem(itemID), outcome)
     }

@@ -24,6 +24,7 @@ extension Components.Schemas.Item {
             updatedAt: Instant(item.updatedAt),
             lastFiredAt: item.lastFiredAt.map(Instant.init),
             _repeat: item.repeatRule,
+            repeatAfter: item.repeatAfter.map(DurationText.iso8601),
             priority: Components.Schemas.Priority(item.priority),
             catchUp: item.catchUp?.description,
             completedThrough: item.completedThrough.map(Instant.init),

@@ -25,15 +25,16 @@ extension Priority {
 
 extension Components.Schemas.NewItem {
     /// The item to add, to the list `listID` (which the caller resolves from `listID` or `list`, knowing the lists).
-    /// It reminds by default when it has a due date or a repeat rule.
+    /// It reminds by default when it has a due date or repeats.
     func item(listID: Int) throws -> NewItem {
         NewItem(
             text: text,
             listID: listID,
             dueDate: dueDate?.date,
             dueDay: dueDay,
-            shouldRemind: shouldRemind ?? (dueDate != nil || dueDay != nil || _repeat != nil),
+            shouldRemind: shouldRemind ?? (dueDate != nil || dueDay != nil || _repeat != nil || repeatAfter != nil),
             repeatRule: _repeat,
+            repeatAfter: try repeatAfter.map(RepeatAfter.parseISO8601),
             priority: priority.map(Priority.init) ?? .normal,
             catchUp: try catchUp.map { text throws(ModelError) in try CatchUp(exactly: text) },
             warnings: try warnings.map(Warnings.parse) ?? []

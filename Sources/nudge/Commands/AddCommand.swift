@@ -4,7 +4,8 @@ import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
 
-/// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE] [--warn LEADS] [--remind|--no-remind]`: POST /v1/items.
+/// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE | --repeat-after LENGTH] [--warn LEADS]
+/// [--remind|--no-remind]`: POST /v1/items.
 struct AddCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
@@ -15,12 +16,13 @@ struct AddCommand: DaemonCommand {
 
               id=$(nudge add water the plants --due "today 17:00" --quiet)
 
-            --due and --repeat imply --remind: an item with a due date reminds you when it falls due, unless \
+            --due, --repeat and --repeat-after imply --remind: an item with a due date reminds you when it falls due, unless \
             --no-remind is given. Without --list the item goes to the default list (see 'nudge list default'). \
             With --repeat, --due says when the series starts (its first occurrence at or after it):
 
               nudge add standup --repeat "Mon..Fri 09:30"
               nudge add "pay rent" --repeat "*-*-01 09:00" --due 2027-01-01
+              nudge add "change the water filter" --repeat-after 8w --due sat
 
             \(SharedArguments.whenDiscussion)
 
@@ -54,6 +56,15 @@ struct AddCommand: DaemonCommand {
     var repeatRule: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Repeat this long after each check-off, e.g. 2w (see below); implies --remind.",
+            valueName: "length"
+        ),
+        transform: RepeatAfter.parse
+    )
+    var repeatAfter: TimeInterval?
+
+    @Option(
         help: ArgumentHelp("How urgent: low, normal (the default) or high.", valueName: "priority"),
         transform: Priority.init(validating:)
     )
@@ -73,7 +84,7 @@ struct AddCommand: DaemonCommand {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Whether to remind when it falls due (default: --remind with --due or --repeat, else --no-remind)."
+        help: "Whether to remind when it falls due (default: --remind with --due or a repeat, else --no-remind)."
     )
     var remind: Bool?
 
@@ -84,6 +95,12 @@ struct AddCommand: DaemonCommand {
 
     mutating func validate() throws {
         _ = try SharedArguments.text(text)
+        if repeatRule != nil, repeatAfter != nil {
+            throw ValidationError(
+                "--repeat and --repeat-after are two ways to repeat; give one: a rule repeats on the calendar, a "
+                    + "length after each check-off"
+            )
+        }
     }
 
     func run() async throws {
@@ -96,8 +113,9 @@ struct AddCommand: DaemonCommand {
                 list: list,
                 dueDate: due?.instant.map(Instant.init),
                 dueDay: due?.day,
-                shouldRemind: remind ?? (due != nil || repeatRule != nil ? true : nil),
+                shouldRemind: remind ?? (due != nil || repeatRule != nil || repeatAfter != nil ? true : nil),
                 _repeat: repeatRule,
+                repeatAfter: repeatAfter.map(DurationText.iso8601),
                 priority: priority.map { Components.Schemas.Priority(rawValue: $0.rawValue)! },
                 catchUp: catchUp?.description,
                 warnings: warn?.map(DurationText.iso8601)

@@ -12,12 +12,13 @@ struct DoneCommand: DaemonCommand {
             Several IDs are checked off in turn, each reported on a line of its own; one nudged refuses is \
             reported on stderr and the others still go ahead (the command then exits 1). On a recurring item, \
             'done' completes the current occurrence (the one that fired last, if not done yet, else the next one) \
-            and the item stays open for the occurrence after it. 'done --stop' checks it off for good and ends the \
-            series.
+            and the item stays open for the occurrence after it; on one that repeats after completion \
+            (--repeat-after), 'done' leaves it open and due again that long after. 'done --stop' checks it off for \
+            good and ends the repeating.
             """
     )
 
-    @Flag(help: "On a recurring item: end the series and check the item off.")
+    @Flag(help: "On a repeating item: end the repeating and check the item off.")
     var stop = false
 
     @OptionGroup var items: EachItem

@@ -3,8 +3,8 @@ import Foundation
 import NudgeAPI
 import NudgeCore
 
-/// `nudge edit ID [--text T] [--due WHEN | --no-due] [--repeat RULE | --no-repeat] [--warn LEADS | --no-warn]
-/// [--remind|--no-remind] [--list NAME]`: PATCH /v1/items/ID.
+/// `nudge edit ID [--text T] [--due WHEN | --no-due] [--repeat RULE | --repeat-after LENGTH | --no-repeat]
+/// [--warn LEADS | --no-warn] [--remind|--no-remind] [--list NAME]`: PATCH /v1/items/ID.
 struct EditCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
@@ -16,11 +16,14 @@ struct EditCommand: DaemonCommand {
               nudge edit 7 --due "tomorrow 9am" --remind
               nudge edit 7 --no-due
               nudge edit 7 --repeat "Mon,Wed,Fri 07:00"
+              nudge edit 7 --repeat-after 2w
               nudge edit 7 --no-repeat
 
             On a recurring item, --repeat or --due restarts the series at the rule's first occurrence at or after \
             the due date (or after now); --no-repeat ends the series and keeps the next occurrence as a one-off \
-            due date; --no-due ends it and removes the due date.
+            due date; --no-due ends it and removes the due date. --repeat-after takes the place of a rule, and \
+            --repeat of a --repeat-after; --no-repeat ends either, and --no-due leaves a --repeat-after (the next \
+            check-off sets a due date again).
 
             \(SharedArguments.whenDiscussion)
 
@@ -51,7 +54,13 @@ struct EditCommand: DaemonCommand {
     )
     var repeatRule: String?
 
-    @Flag(help: "End the series: the item no longer repeats.")
+    @Option(
+        help: ArgumentHelp("Repeat this long after each check-off instead, e.g. 2w.", valueName: "length"),
+        transform: RepeatAfter.parse
+    )
+    var repeatAfter: TimeInterval?
+
+    @Flag(help: "End the repeating (--repeat or --repeat-after): the item no longer repeats.")
     var noRepeat = false
 
     @Option(
@@ -101,12 +110,17 @@ struct EditCommand: DaemonCommand {
         for (name, set, cleared) in setAndCleared where set && cleared {
             throw ValidationError("--\(name) and --no-\(name) contradict each other; give one of them")
         }
+        if repeatAfter != nil, repeatRule != nil || noRepeat {
+            throw ValidationError(
+                "--repeat-after and --\(noRepeat ? "no-repeat" : "repeat") contradict each other; give one of them"
+            )
+        }
         if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat
-            && priority == nil && catchUp == nil && warn == nil && !noWarn
+            && repeatAfter == nil && priority == nil && catchUp == nil && warn == nil && !noWarn
         {
             throw ValidationError(
-                "nothing to change: give --text, --due, --no-due, --repeat, --no-repeat, --priority, --catch-up, "
-                    + "--warn, --no-warn, --remind, --no-remind or --list"
+                "nothing to change: give --text, --due, --no-due, --repeat, --repeat-after, --no-repeat, --priority, "
+                    + "--catch-up, --warn, --no-warn, --remind, --no-remind or --list"
             )
         }
         if let text, text.allSatisfy(\.isWhitespace) {
@@ -127,6 +141,7 @@ struct EditCommand: DaemonCommand {
                     clearsDueDate: noDue,
                     shouldRemind: remind,
                     repeatRule: repeatRule,
+                    repeatAfter: repeatAfter,
                     clearsRepeat: noRepeat,
                     priority: priority,
                     catchUp: catchUp?.rule,

@@ -14,7 +14,8 @@ struct LsCommand: DaemonCommand {
             Items are grouped by list. Each line shows the ID, [ ] or [x], the text, the due date (how far off, then \
             when, in local time), and \(Render.pendingMark) (an alarm clock) when a reminder is pending, or \
             "overdue" when an unchecked item is past due without one. A marker shows a priority other than normal \
-            (!high, !low) and ↻ a repeat rule. Times count from nudged's clock.
+            (!high, !low) and ↻ a repeat rule (or "↻ 2w after done" for a repeat after completion). Times count from \
+            nudged's clock.
 
               nudge ls --list groceries --all
               nudge ls --overdue

@@ -18,6 +18,12 @@ enum SharedArguments {
         daily, weekly, "*-*~1 18:00" (the last day of each month), "Sat,Sun 10:00", "*-*-* 9..17:00" (hourly in \
         working hours), "Mon 09:00 Europe/Berlin". Try one with 'nudge calendar RULE'. The item is due at the \
         rule's next occurrence; each fire schedules the one after. Occurrences must be at least a second apart.
+
+        --repeat-after LENGTH repeats after completion instead, for what comes round some time after it was last \
+        done (a haircut, a filter): checking the item off leaves it open and due again LENGTH after the moment \
+        ('nudge done', Done on its notification); an item due on a day, that many days after the day it was done \
+        (rounded up to whole days). LENGTH is 1h to 3660d: 2w, 10d, 36h. Not with --repeat; 'done --stop' checks it \
+        off for good.
         """
 
     static let policyDiscussion = """
