@@ -19,6 +19,8 @@ public struct ReminderBook: Sendable {
     public let digestTime: Int
     /// While an import runs: the items it put on a day whose digest went out, for one follow-up at its end.
     private var heldFollowUps: [Int]?
+    /// While `recordingUndo` runs: each item the operation touched, in order, as it was before its first change.
+    private var undoRecording: (touched: [(itemID: Int, before: UndoStep.Placed?)], seen: Set<Int>)?
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -321,11 +323,66 @@ public struct ReminderBook: Sendable {
     /// Removes an item, cancelling its reminder.
     public mutating func removeItem(itemID: Int) throws(ModelError) -> Outcome {
         let change = try library.makeRemoveItem(itemID: itemID)
-        try library.apply(change)
+        try applyToItem(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
         outcome.append(withDigestInstant(now: clock.now()))
         return numbered(outcome)
+    }
+
+    // MARK: Undo
+
+    /// Runs `body`, an operation of the user's (an add, an edit, a batch of them, an import), and says what it did to
+    /// items, so that it can be taken back (`undo`). Inside another recording, `body` is part of that one.
+    public mutating func recordingUndo<Value>(_ body: (inout ReminderBook) throws(ModelError) -> Value)
+        throws(ModelError) -> (Value, UndoStep)
+    {
+        guard undoRecording == nil else { return (try body(&self), UndoStep(touches: [])) }
+        undoRecording = ([], [])
+        defer { undoRecording = nil }
+        let value = try body(&self)
+        let touches = (undoRecording?.touched ?? []).map { touched in
+            UndoStep.Touch(itemID: touched.itemID, before: touched.before, after: library.placed(touched.itemID))
+        }
+        return (value, UndoStep(touches: touches))
+    }
+
+    /// Takes back what `step` did: each item it touched is put back as it was before, with its ID (one it added is
+    /// removed), its reminder replaced or cancelled as an edit's would be (`makeRestoreItem`); what the reminder
+    /// handled meanwhile stays handled. Refused, changing nothing, if a list one of them was in is gone. Whether a
+    /// later change touched the same items is the caller's to know: it holds the steps in order. The step that takes
+    /// this undo back in turn comes with the outcome.
+    public mutating func undo(_ step: UndoStep) throws(ModelError) -> (redo: UndoStep, outcome: Outcome) {
+        for placed in step.touches.compactMap(\.before) where library.list(id: placed.listID) == nil {
+            throw .unknownList(placed.listID)
+        }
+        let (outcome, redo) = try recordingUndo { book throws(ModelError) -> Outcome in
+            var outcome = Outcome()
+            let now = book.clock.now()
+            for touch in step.touches {
+                if let before = touch.before {
+                    let change = try book.library.makeRestoreItem(
+                        before,
+                        now: now,
+                        timeZone: book.timeZone,
+                        zones: book.zones
+                    )
+                    outcome.append(contentsOf: try book.put(change, now: now).1)
+                } else if book.library.item(id: touch.itemID) != nil {
+                    outcome.append(contentsOf: try book.removeItem(itemID: touch.itemID))
+                }
+            }
+            return outcome
+        }
+        return (redo, outcome)
+    }
+
+    /// Applies a change to an item, noting first, while `recordingUndo` runs, the item as it was.
+    private mutating func applyToItem(_ change: ChecklistChange) throws(ModelError) {
+        if let itemID = change.itemID, undoRecording?.seen.insert(itemID).inserted == true {
+            undoRecording?.touched.append((itemID, library.placed(itemID)))
+        }
+        try library.apply(change)
     }
 
     // MARK: Notifications
@@ -561,7 +618,7 @@ public struct ReminderBook: Sendable {
         let wasBrought =
             library.item(id: item.itemID)?.isListed(inDigestOf: today) == true
             && library.list(containing: item.itemID).map { Self.digestWentOut($0, on: today) } == true
-        try library.apply(change)
+        try applyToItem(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemChanged(item, listName: listName, now: now))
         // Due this very moment (`--due now`): it fires now, in the same operation, not at the timer's next wake-up.
@@ -593,7 +650,7 @@ public struct ReminderBook: Sendable {
                 guard let change = try? library.makeMarkWarned(itemID: event.itemID, instant: event.instant) else {
                     continue
                 }
-                try? library.apply(change)
+                try? applyToItem(change)
                 outcome.changes.append(change)
                 continue
             }
@@ -606,7 +663,7 @@ public struct ReminderBook: Sendable {
                     zones: zones
                 )
             else { continue }
-            try? library.apply(change)
+            try? applyToItem(change)
             outcome.changes.append(change)
             if case .putItem(let item, _) = change, item.wantsReminder(at: now) {
                 outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))

@@ -353,14 +353,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         } else if item.checked, !wasChecked, let length = item.repeatAfter {
             item = RepeatAfter.completing(item, length: length, at: edit.completedAt ?? now, in: timeZone)
         }
-        // A recurring item whose due date fell behind (it was not reminding, so nothing moved it on) is due at its
-        // next occurrence again; else switching reminding on would schedule nothing, ever.
-        if let expression = item.repeatRule, let due = item.dueDate, due <= now, !item.checked,
-            let rule = try? RepeatRule(expression, localZone: timeZone, zones: zones),
-            let next = rule.next(after: now, in: timeZone)
-        {
-            item.dueDate = next
-        }
+        Self.catchUpSeries(&item, now: now, in: timeZone, zones: zones)
         if item.checked, let completedAt = edit.completedAt {
             item.completedAt = completedAt
         } else {
@@ -518,6 +511,17 @@ public struct ChecklistLibrary: Sendable, Equatable {
     }
 
     // MARK: Private
+
+    /// A recurring item whose due date fell behind (it was not reminding, so nothing moved it on) is due at its next
+    /// occurrence again; else switching reminding on would schedule nothing, ever.
+    static func catchUpSeries(_ item: inout ChecklistItem, now: Date, in zone: TimeZone, zones: ZoneRulesStore) {
+        if let expression = item.repeatRule, let due = item.dueDate, due <= now, !item.checked,
+            let rule = try? RepeatRule(expression, localZone: zone, zones: zones),
+            let next = rule.next(after: now, in: zone)
+        {
+            item.dueDate = next
+        }
+    }
 
     /// A series' rule in normalized form, and its first occurrence at or after `start` but after `now`.
     static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone, zones: ZoneRulesStore)

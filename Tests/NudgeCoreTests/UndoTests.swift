@@ -1,0 +1,147 @@
+import Foundation
+import NudgeCalendar
+import NudgeTestSupport
+import Testing
+
+@testable import NudgeCore
+
+/// Fri 2027-01-15 08:00:00 UTC, 09:00 in Berlin.
+private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+private let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+/// Taking a change back (`ReminderBook.recordingUndo`, `undo`): the items as they were, with their IDs, their
+/// reminders replaced or cancelled as an edit's; the undo taken back in turn.
+@Suite struct UndoTests {
+    /// What undo promises to give back: each list's items, by ID (an item put back joins the end of its list), and
+    /// each item's pending reminder.
+    private struct State: Equatable {
+        var lists: [Int: [Int: ChecklistItem]]
+        var pending: [Int: Reminder]
+
+        init(_ book: ReminderBook) {
+            lists = Dictionary(
+                uniqueKeysWithValues: book.library.lists.map { list in
+                    (list.listID, Dictionary(uniqueKeysWithValues: list.items.map { ($0.itemID, $0) }))
+                }
+            )
+            let itemIDs = book.library.lists.flatMap { $0.items.map(\.itemID) }
+            pending = Dictionary(
+                uniqueKeysWithValues: itemIDs.compactMap { id in
+                    book.scheduler.pendingReminder(for: id).map { (id, $0) }
+                }
+            )
+        }
+    }
+
+    /// One random operation of the user's, on the items there are; false if it was refused (it changed nothing).
+    private func randomOperation(_ book: inout ReminderBook, _ random: inout SplitMix64) -> Bool {
+        let itemIDs = book.library.lists.flatMap { $0.items.map(\.itemID) }
+        let someItem = itemIDs.isEmpty ? nil : itemIDs[Int(random.next() % UInt64(itemIDs.count))]
+        let hours = TimeInterval(random.next() % 200 + 1) * 3600
+        let day = CalendarDay(containing: t0 + hours, in: berlin)
+        do throws(ModelError) {
+            switch (random.next() % 9, someItem) {
+            case (0, _), (1, nil), (2, nil), (3, nil), (4, nil), (5, nil), (6, nil):
+                let kinds: [NewItem] = [
+                    NewItem(text: "timed", listID: 1, dueDate: t0 + hours, shouldRemind: true, warnings: [600]),
+                    NewItem(text: "day", listID: 2, dueDay: day, shouldRemind: true),
+                    NewItem(text: "rule", listID: 1, shouldRemind: true, repeatRule: "Mon..Fri 10:00"),
+                    NewItem(text: "after", listID: 2, dueDate: t0 + hours, shouldRemind: true, repeatAfter: 86_400),
+                    NewItem(text: "plain", listID: 1),
+                ]
+                _ = try book.addItem(kinds[Int(random.next() % UInt64(kinds.count))])
+            case (1, let id?):
+                _ = try book.editItem(itemID: id, ItemEdit(checked: random.next() % 2 == 0))
+            case (2, let id?):
+                _ = try book.editItem(itemID: id, ItemEdit(text: "edited \(random.next() % 5)", dueDate: t0 + hours))
+            case (3, let id?):
+                _ = try book.editItem(itemID: id, ItemEdit(dueDay: day, listID: Int(random.next() % 2) + 1))
+            case (4, let id?):
+                _ = try book.snoozeItem(itemID: id, until: t0 + hours)
+            case (5, let id?):
+                _ = try book.removeItem(itemID: id)
+            case (6, let id?):
+                _ = try book.editItem(itemID: id, ItemEdit(shouldRemind: random.next() % 2 == 0, clearsRepeat: true))
+            default:
+                // A batch: several of them as one change.
+                for _ in 0..<(random.next() % 3 + 2) { _ = randomOperation(&book, &random) }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Any sequence of changes, each recorded, then as many undos, newest first: after each undo the items and their
+    /// reminders are as they were before that change, IDs included, down to the start; the ID counters only go up.
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func anySequenceOfChangesUndoneInTurnGivesTheItemsBack(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        _ = try book.addList(name: "Errands")
+        var history: [(before: State, step: UndoStep)] = []
+        for _ in 0..<60 {
+            let before = State(book)
+            let (applied, step) = try book.recordingUndo { book throws(ModelError) in randomOperation(&book, &random) }
+            if !applied { #expect(State(book) == before, "a refused operation changed nothing") }
+            history.append((before, step))
+        }
+        let counter = book.library.nextItemID
+        for (before, step) in history.reversed() {
+            let after = State(book)
+            let (redo, _) = try book.undo(step)
+            #expect(State(book) == before)
+            // The undo taken back gives the state after the change again; and taken back once more, before it.
+            let (again, _) = try book.undo(redo)
+            #expect(State(book) == after)
+            _ = try book.undo(again)
+            #expect(State(book) == before)
+        }
+        #expect(book.library.lists.allSatisfy { $0.items.isEmpty })
+        #expect(book.library.nextItemID == counter, "IDs are never handed out twice")
+    }
+
+    @Test func anUndoneRemoveBringsTheItemBackWithItsIDAndItsReminder() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        let (item, _) = try book.addItem(NewItem(text: "dentist", listID: 1, dueDate: t0 + 3600, shouldRemind: true))
+        let (removed, remove) = try book.recordingUndo { book throws(ModelError) in try book.removeItem(itemID: 1) }
+        #expect(removed.events.map(\.kind) == [.cancelled] && remove.itemIDs == [1])
+        let (_, outcome) = try book.undo(remove)
+        #expect(book.library.item(id: 1) == item && book.scheduler.pendingReminder(for: 1)?.due == t0 + 3600)
+        #expect(outcome.events.map(\.kind) == [.scheduled])
+        // An undone add removes the item; its ID is not handed out again.
+        let (_, add) = try book.recordingUndo { book throws(ModelError) in
+            try book.addItem(NewItem(text: "call", listID: 1))
+        }
+        _ = try book.undo(add)
+        #expect(book.library.item(id: 2) == nil)
+        #expect(try book.addItem(NewItem(text: "next", listID: 1)).0.itemID == 3)
+    }
+
+    @Test func whatTheReminderHandledMeanwhileStaysHandledAndAListGoneRefusesIt() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.addItem(NewItem(text: "water", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+        let (_, done) = try book.recordingUndo { book throws(ModelError) in
+            try book.editItem(itemID: 1, ItemEdit(dueDate: t0 + 120))
+        }
+        clock.set(t0 + 120)
+        #expect(book.advance().events.map(\.kind) == [.fired])
+        // Put back due at t0 + 60, which has passed: no reminder fires for it (as after an edit to a past time), and
+        // the instant that fired stays fired.
+        let (_, outcome) = try book.undo(done)
+        #expect(outcome.events.isEmpty && book.scheduler.pendingReminder(for: 1) == nil)
+        #expect(book.library.item(id: 1)?.dueDate == t0 + 60 && book.library.item(id: 1)?.lastFiredAt == t0 + 120)
+
+        // An item removed from a list that is gone since cannot come back: refused, changing nothing.
+        let (errands, _) = try book.addList(name: "Errands")
+        let (bread, _) = try book.addItem(NewItem(text: "bread", listID: errands.listID))
+        let (_, removal) = try book.recordingUndo { book throws(ModelError) in
+            try book.removeItem(itemID: bread.itemID)
+        }
+        _ = try book.removeList(listID: errands.listID)
+        let before = book.library
+        #expect(throws: ModelError.unknownList(errands.listID)) { try book.undo(removal) }
+        #expect(book.library == before)
+    }
+}
