@@ -31,9 +31,9 @@ extension SystemCall {
     }
 
     /// Starts `program` with /dev/null as stdin, this process's stderr (or the files it names) as stdout and stderr,
-    /// nothing else of this process's descriptors, default signal handling and an empty signal mask (this process ignores SIGPIPE and
-    /// SIGHUP and may block others), in a process group of its own, so that a signal to the group stops what it
-    /// started too. Its process ID; throws why it could not start (not found, not executable, ...).
+    /// nothing else of this process's descriptors, default signal handling and an empty signal mask (this process
+    /// ignores SIGPIPE and SIGHUP and may block others), in a process group of its own, so that a signal to the group
+    /// stops what it started too. Its process ID; throws why it could not start (not found, not executable, ...).
     public static func spawn(_ program: Spawn) throws(Errno) -> pid_t {
         let argv = ([program.executable] + program.arguments).map { strdup($0) } + [nil]
         let envp = program.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

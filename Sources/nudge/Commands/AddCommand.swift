@@ -16,9 +16,9 @@ struct AddCommand: DaemonCommand {
 
               id=$(nudge add water the plants --due "today 17:00" --quiet)
 
-            --due, --repeat and --repeat-after imply --remind: an item with a due date reminds you when it falls due, unless \
-            --no-remind is given. Without --list the item goes to the default list (see 'nudge list default'). \
-            With --repeat, --due says when the series starts (its first occurrence at or after it):
+            --due, --repeat and --repeat-after imply --remind: an item with a due date reminds you when it falls \
+            due, unless --no-remind is given. Without --list the item goes to the default list (see 'nudge list \
+            default'). With --repeat, --due says when the series starts (its first occurrence at or after it):
 
               nudge add standup --repeat "Mon..Fri 09:30"
               nudge add "pay rent" --repeat "*-*-01 09:00" --due 2027-01-01
