@@ -264,6 +264,7 @@ public struct ReminderBook: Sendable {
     public mutating func removeList(listID: Int) throws(ModelError) -> Outcome {
         let change = try library.makeRemoveList(listID: listID)
         let itemIDs = library.list(id: listID)?.items.map(\.itemID) ?? []
+        for itemID in itemIDs { noteForUndo(itemID) }
         try library.apply(change)
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved(itemIDs, now: clock.now()))
@@ -333,11 +334,13 @@ public struct ReminderBook: Sendable {
     // MARK: Undo
 
     /// Runs `body`, an operation of the user's (an add, an edit, a batch of them, an import), and says what it did to
-    /// items, so that it can be taken back (`undo`). Inside another recording, `body` is part of that one.
+    /// items, so that it can be taken back (`undo`). What reminders did meanwhile (a fire, a warning sent, a series
+    /// moved on) is not the user's and not in the step.
     public mutating func recordingUndo<Value>(_ body: (inout ReminderBook) throws(ModelError) -> Value)
         throws(ModelError) -> (Value, UndoStep)
     {
-        guard undoRecording == nil else { return (try body(&self), UndoStep(touches: [])) }
+        // One step is one operation of the user's: an undo run inside another operation would lose its redo step.
+        precondition(undoRecording == nil, "an undo step is recorded for one operation at a time")
         undoRecording = ([], [])
         defer { undoRecording = nil }
         let value = try body(&self)
@@ -359,6 +362,9 @@ public struct ReminderBook: Sendable {
         let (outcome, redo) = try recordingUndo { book throws(ModelError) -> Outcome in
             var outcome = Outcome()
             let now = book.clock.now()
+            // Items put back on a day whose digest went out follow up together, once, as an import's do.
+            book.heldFollowUps = []
+            defer { book.heldFollowUps = nil }
             for touch in step.touches {
                 if let before = touch.before {
                     let change = try book.library.makeRestoreItem(
@@ -372,17 +378,23 @@ public struct ReminderBook: Sendable {
                     outcome.append(contentsOf: try book.removeItem(itemID: touch.itemID))
                 }
             }
+            outcome.append(contentsOf: book.numbered(book.followUp(book.heldFollowUps ?? [], now: now)))
             return outcome
         }
         return (redo, outcome)
     }
 
-    /// Applies a change to an item, noting first, while `recordingUndo` runs, the item as it was.
+    /// Applies a change the user made to an item, noting first, while `recordingUndo` runs, the item as it was.
     private mutating func applyToItem(_ change: ChecklistChange) throws(ModelError) {
-        if let itemID = change.itemID, undoRecording?.seen.insert(itemID).inserted == true {
+        if let itemID = change.itemID { noteForUndo(itemID) }
+        try library.apply(change)
+    }
+
+    /// While `recordingUndo` runs: notes the item as it is now, if the operation has not changed it yet.
+    private mutating func noteForUndo(_ itemID: Int) {
+        if undoRecording?.seen.insert(itemID).inserted == true {
             undoRecording?.touched.append((itemID, library.placed(itemID)))
         }
-        try library.apply(change)
     }
 
     // MARK: Notifications
@@ -650,7 +662,7 @@ public struct ReminderBook: Sendable {
                 guard let change = try? library.makeMarkWarned(itemID: event.itemID, instant: event.instant) else {
                     continue
                 }
-                try? applyToItem(change)
+                try? library.apply(change)
                 outcome.changes.append(change)
                 continue
             }
@@ -663,7 +675,7 @@ public struct ReminderBook: Sendable {
                     zones: zones
                 )
             else { continue }
-            try? applyToItem(change)
+            try? library.apply(change)
             outcome.changes.append(change)
             if case .putItem(let item, _) = change, item.wantsReminder(at: now) {
                 outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))

@@ -144,4 +144,45 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(throws: ModelError.unknownList(errands.listID)) { try book.undo(removal) }
         #expect(book.library == before)
     }
+
+    /// A step holds what the user changed: not another item's reminder that fired in the same operation, and every
+    /// item a list removal took with it.
+    @Test func aStepHoldsTheUsersChangesOnly() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.addItem(NewItem(text: "tea", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+        clock.set(t0 + 60)
+        // Due now: it fires in the operation, and so does item 1, whose time came too; only item 2 is the user's.
+        let (added, step) = try book.recordingUndo { book throws(ModelError) in
+            try book.addItem(NewItem(text: "now", listID: 1, dueDate: t0 + 60, shouldRemind: true)).1
+        }
+        #expect(Set(added.events.filter { $0.kind == .fired }.map(\.itemID)) == [1, 2])
+        #expect(step.itemIDs == [2] && step.touches[0].after?.item.lastFiredAt == t0 + 60)
+
+        let (errands, _) = try book.addList(name: "Errands")
+        for text in ["bread", "milk"] { _ = try book.addItem(NewItem(text: text, listID: errands.listID)) }
+        let (_, removal) = try book.recordingUndo { book throws(ModelError) in
+            try book.removeList(listID: errands.listID)
+        }
+        #expect(removal.itemIDs == [3, 4] && removal.touches.allSatisfy { $0.after == nil })
+    }
+
+    /// Items put back on a day whose digest went out come in one follow-up, as an import's do.
+    @Test func itemsPutBackOnTheDayFollowUpOnce() throws {
+        let clock = ManualWallClock(t0)  // 09:00 in Berlin: the digest's time
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = book.start()
+        let today = CalendarDay(containing: t0, in: berlin)
+        for text in ["taxes", "rent"] {
+            _ = try book.addItem(NewItem(text: text, listID: 1, dueDay: today, shouldRemind: true))
+        }
+        clock.set(t0 + 60)
+        _ = book.advance()  // the day's digest brings both
+        let (_, removal) = try book.recordingUndo { book throws(ModelError) in
+            (try book.removeItem(itemID: 1), try book.removeItem(itemID: 2))
+        }
+        let (_, outcome) = try book.undo(removal)
+        let followUps = outcome.actions.compactMap { if case .deliverDigest(let digest) = $0 { digest } else { nil } }
+        #expect(followUps.map(\.itemIDs) == [[1, 2]] && followUps.allSatisfy(\.isFollowUp))
+    }
 }
