@@ -18,7 +18,9 @@ public final class SinkQueue: Sendable {
 
     public let sink: any ReminderSink
     private let continuation: AsyncStream<Work>.Continuation
-    private let consumer: Task<Void, Never>
+    /// Ends when the task feeding the sink has done all its work. Waited on, unlike that task's value, it can be given
+    /// up on: a wait for the value of a task stuck in a sink for good (a journald that never reads) never ends.
+    private let drained: AsyncStream<Void>
     private let hasDropped = Atomic<Bool>(false)
     private let logger: Logger
 
@@ -30,7 +32,10 @@ public final class SinkQueue: Sendable {
             bufferingPolicy: .bufferingOldest(Self.capacity)
         )
         self.continuation = continuation
-        consumer = Task {
+        let (drained, drainedContinuation) = AsyncStream<Void>.makeStream()
+        self.drained = drained
+        Task {
+            defer { drainedContinuation.finish() }
             for await work in stream {
                 switch work {
                 case .deliver(let delivery): await sink.deliver(delivery)
@@ -51,12 +56,13 @@ public final class SinkQueue: Sendable {
         }
     }
 
-    /// Takes no more work and waits until what is queued is done, or `timeout` has passed.
+    /// Takes no more work and waits until what is queued is done, or `timeout` has passed. Once only: at the end.
     public func finish(within timeout: Duration) async {
         continuation.finish()
-        let consumer = consumer
+        let drained = drained
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await consumer.value }
+            // Both waits end when cancelled, so the group ends at the first of them, whatever the sink is doing.
+            group.addTask { for await _ in drained {} }
             group.addTask { try? await EventLoopClock().sleep(for: timeout) }
             await group.next()
             group.cancelAll()

@@ -47,4 +47,31 @@ import Testing
             sink.seen.withLock { $0 } == (1...5).flatMap { ["deliver \($0)", "withdraw \($0)"] } + ["cancelled 9"]
         )
     }
+
+    /// A sink stuck for good, in a wait nothing cancels (a send to a journald that never reads): finishing its queue
+    /// gives up on it after the timeout instead of waiting for ever.
+    @Test(.timeLimit(.minutes(1))) func finishingGivesUpOnASinkStuckForGood() async throws {
+        final class StuckSink: ReminderSink {
+            let name = "stuck"
+            let waiting = Mutex<CheckedContinuation<Void, Never>?>(nil)
+            func deliver(_ delivery: Delivery) async {}
+            func deliver(digest: DigestDelivery) async {}
+            func withdraw(itemID: Int) async {}
+            func observe(_ event: ReminderEvent) async {
+                await withCheckedContinuation { continuation in waiting.withLock { $0 = continuation } }
+            }
+            var isStuck: Bool { waiting.withLock { $0 != nil } }
+        }
+        let sink = StuckSink()
+        let queue = SinkQueue(sink, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let due = Date(timeIntervalSince1970: 1_800_000_000)
+        queue.enqueue(
+            .observe(ReminderEvent(.cancelled, of: Reminder(itemID: 9, text: "t", listName: "L", due: due), at: due))
+        )
+        // The time limit detects a hang; how long the timeout takes is not asserted.
+        await queue.finish(within: .milliseconds(10))
+        // Released at last, so the test leaves nothing waiting; it may not have begun to wait yet.
+        while !sink.isStuck { await Task.yield() }
+        sink.waiting.withLock { $0?.resume() }
+    }
 }
