@@ -334,32 +334,98 @@ public struct ReminderBook: Sendable {
     // MARK: Undo
 
     /// Runs `body`, an operation of the user's (an add, an edit, a batch of them, an import), and says what it did to
-    /// items, so that it can be taken back (`undo`). What reminders did meanwhile (a fire, a warning sent, a series
+    /// items, so that it can be taken back (`undo`): after `continuing`, the step of the same operation's earlier
+    /// part (a batch's earlier turns), if there is one. What reminders did meanwhile (a fire, a warning sent, a series
     /// moved on) is not the user's and not in the step.
-    public mutating func recordingUndo<Value>(_ body: (inout ReminderBook) throws(ModelError) -> Value)
-        throws(ModelError) -> (Value, UndoStep)
-    {
+    public mutating func recordingUndo<Value, Failure: Error>(
+        continuing earlier: UndoStep? = nil,
+        _ body: (inout ReminderBook) throws(Failure) -> Value
+    ) throws(Failure) -> (Value, UndoStep) {
         // One step is one operation of the user's: an undo run inside another operation would lose its redo step.
         precondition(undoRecording == nil, "an undo step is recorded for one operation at a time")
-        undoRecording = ([], [])
+        let touched = earlier?.touches.map { (itemID: $0.itemID, before: $0.before) } ?? []
+        undoRecording = (touched, Set(touched.map(\.itemID)))
         defer { undoRecording = nil }
         let value = try body(&self)
+        // An item the operation left as it was (added and removed again) is not part of the change.
         let touches = (undoRecording?.touched ?? []).map { touched in
             UndoStep.Touch(itemID: touched.itemID, before: touched.before, after: library.placed(touched.itemID))
-        }
+        }.filter { $0.before != $0.after }
         return (value, UndoStep(touches: touches))
+    }
+
+    /// The `changed` event of a change of the user's that `step` recorded, described as `operation` ("import",
+    /// "batch") when it is more than one request about one item; nothing if it changed nothing.
+    public mutating func reportChange(_ step: UndoStep, operation: String? = nil) -> Outcome {
+        guard !step.changesNothing else { return Outcome() }
+        var outcome = Outcome()
+        outcome.events = [
+            ReminderEvent(
+                .changed,
+                of: step,
+                text: step.summary(of: operation),
+                listName: listName(of: step),
+                at: clock.now()
+            )
+        ]
+        return numbered(outcome)
+    }
+
+    /// Takes back the change `event` reported (`changed`, or `undone`: a redo), if its items are as it left them but
+    /// for what their reminders did since; reported as `undone`, which can be taken back in turn. Whether a later
+    /// change touched the same items the caller knows from the history (`nudge undo` reads it); this is the last
+    /// word, in the operation's own turn.
+    public mutating func undoChange(_ event: ReminderEvent) throws(ModelError) -> Outcome {
+        guard event.kind.isChange else { throw .notUndoable(event.id, because: "it is not a change of yours") }
+        guard let step = event.undo else {
+            throw .notUndoable(
+                event.id,
+                because:
+                    "it changed \(event.itemIDs?.count ?? 0) items, more than undo keeps (\(UndoStep.maximumItems))"
+            )
+        }
+        for touch in step.touches {
+            guard touch.isAsLeft(library.placed(touch.itemID)) else {
+                throw .notUndoable(event.id, because: "item \(touch.itemID) changed since")
+            }
+            if let listID = touch.before?.listID, library.list(id: listID) == nil {
+                throw .notUndoable(event.id, because: "list \(listID), which item \(touch.itemID) was in, is gone")
+            }
+        }
+        var (redo, outcome) = try undo(step)
+        var done = Outcome()
+        done.events = [
+            ReminderEvent(
+                .undone,
+                of: redo,
+                // What this undo did to the items, not the change's text again: an undo of an undo would nest them.
+                text: "undid event \(event.id): \(redo.summary())",
+                listName: listName(of: redo),
+                at: clock.now(),
+                undid: event.id
+            )
+        ]
+        outcome.append(contentsOf: numbered(done))
+        return outcome
+    }
+
+    /// The list of the one item a step touched, as it is now or was; "" for several.
+    private func listName(of step: UndoStep) -> String {
+        guard step.touches.count == 1, let listID = (step.touches[0].after ?? step.touches[0].before)?.listID else {
+            return ""
+        }
+        return library.list(id: listID)?.name ?? ""
     }
 
     /// Takes back what `step` did: each item it touched is put back as it was before, with its ID (one it added is
     /// removed), its reminder replaced or cancelled as an edit's would be (`makeRestoreItem`); what the reminder
-    /// handled meanwhile stays handled. Refused, changing nothing, if a list one of them was in is gone. Whether a
-    /// later change touched the same items is the caller's to know: it holds the steps in order. The step that takes
-    /// this undo back in turn comes with the outcome.
-    public mutating func undo(_ step: UndoStep) throws(ModelError) -> (redo: UndoStep, outcome: Outcome) {
+    /// handled meanwhile stays handled. Refused, changing nothing, if a list one of them was in is gone. The step
+    /// that takes this undo back in turn comes with the outcome.
+    mutating func undo(_ step: UndoStep) throws(ModelError) -> (redo: UndoStep, outcome: Outcome) {
         for placed in step.touches.compactMap(\.before) where library.list(id: placed.listID) == nil {
             throw .unknownList(placed.listID)
         }
-        let (outcome, redo) = try recordingUndo { book throws(ModelError) -> Outcome in
+        let (outcome, redo) = try recordingUndo { (book: inout ReminderBook) throws(ModelError) -> Outcome in
             var outcome = Outcome()
             let now = book.clock.now()
             // Items put back on a day whose digest went out follow up together, once, as an import's do.

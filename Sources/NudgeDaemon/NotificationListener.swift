@@ -17,7 +17,9 @@ struct NotificationListener: Service {
     private func record(_ response: NotificationResponse, itemID: Int, due: Date) async {
         do {
             try await service.write { [snoozeLength] book in
-                ((), try book.respond(to: response, itemID: itemID, due: due, snoozeLength: snoozeLength))
+                try book.recordingChange { book in
+                    ((), try book.respond(to: response, itemID: itemID, due: due, snoozeLength: snoozeLength))
+                }
             }
         } catch {
             logger.warning("the notification's \(response.rawValue) for item \(itemID) changed nothing: \(error)")

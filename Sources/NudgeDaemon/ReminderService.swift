@@ -362,14 +362,27 @@ final class ReminderService: Service {
                 break  // Done by `State.setTimer` when the operation was applied.
             }
         }
-        for event in outcome.events {
+        // What a change did to its items is the store's, kept for undo: sinks and watchers get the event without it.
+        let reported = outcome.events.map { event in
+            var event = event
+            event.undo = nil
+            return event
+        }
+        for event in reported {
             for sink in sinks { sink.enqueue(.observe(event)) }
+            let about =
+                if event.kind == .digest {
+                    "digest of \(event.day?.iso ?? "?")"
+                } else if event.itemID == 0 {
+                    "\(event.kind.rawValue) \(event.itemIDs?.count ?? 0) items"
+                } else {
+                    "\(event.kind.rawValue) item \(event.itemID)"
+                }
             logger.info(
-                event.kind == .digest
-                    ? "digest of \(event.day?.iso ?? "?")" : "\(event.kind.rawValue) item \(event.itemID)",
+                "\(about)",
                 metadata: ["due": "\(event.due.formatted(.iso8601))", "event": "\(event.kind.rawValue)"]
             )
         }
-        events.publish(outcome.events)
+        events.publish(reported)
     }
 }

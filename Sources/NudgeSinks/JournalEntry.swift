@@ -26,6 +26,8 @@ public struct JournalEntry: Sendable, Equatable {
         case .dismissed: "ab6c533a88b845bda43d59d0f4b1f6b3"
         case .expired: "c530e9028b9a4487bac95d352cb48776"
         case .digest: "8ebfc08e841a4a42af242776147f4ffb"
+        case .changed: "c916ac1676de7a29960718eaabfd3489"
+        case .undone: "2c732a7dfb3962a315dd8d12b86ce3cc"
         }
     }
 
@@ -43,7 +45,7 @@ public struct JournalEntry: Sendable, Equatable {
         case (.missed, .normal): 4
         case (.digest, _): 5
         case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _), (.dismissed, _),
-            (.expired, _):
+            (.expired, _), (.changed, _), (.undone, _):
             6
         }
     }
@@ -68,6 +70,8 @@ public struct JournalEntry: Sendable, Equatable {
             case .dismissed: "notification dismissed: \(event.text)"
             case .expired: "notification expired: \(event.text)"
             case .digest: event.text
+            case .changed: "changed: \(event.text)"
+            case .undone: event.text
             }
         append("MESSAGE", message)
         append("PRIORITY", String(Self.priority(of: event)))

@@ -231,7 +231,7 @@ final class EventHistory: Sendable {
 
     /// Writes `events` (consecutive IDs) as one record at the end of `part`, unflushed.
     private static func append(_ events: [ReminderEvent], to part: inout Part, path: String) throws(StoreError) {
-        let list = try LibraryCoding.encode(events, path: path)
+        let list = try LibraryCoding.encode(events.map(StoredEvent.init), path: path)
         var payload = Data(capacity: prefixSize + list.count)
         for word in [UInt64(events[0].id), UInt64(events.count), events.last!.at.timeIntervalSince1970.bitPattern] {
             withUnsafeBytes(of: word.littleEndian) { payload.append(contentsOf: $0) }
@@ -395,7 +395,7 @@ final class EventHistory: Sendable {
             let list = bytes.dropFirst(RecordFraming.frameHeaderSize + Self.prefixSize)
             let decoded: [ReminderEvent]
             do {
-                decoded = try PropertyListDecoder().decode([ReminderEvent].self, from: Data(list))
+                decoded = try PropertyListDecoder().decode([StoredEvent].self, from: Data(list)).map(\.event)
             } catch {
                 throw .damagedHistory(path: path, offset: record.offset, problem: "a record does not decode: \(error)")
             }

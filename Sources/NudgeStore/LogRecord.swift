@@ -33,7 +33,7 @@ extension LogRecord {
         // Absent from records written before events had IDs.
         nextEventID = try container.decodeIfPresent(Int.self, forKey: .nextEventID) ?? 1
         changes = try container.decode([StoredChange].self, forKey: .changes).map(\.change)
-        events = try container.decodeIfPresent([ReminderEvent].self, forKey: .events) ?? []
+        events = try container.decodeIfPresent([StoredEvent].self, forKey: .events)?.map(\.event) ?? []
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -43,6 +43,6 @@ extension LogRecord {
         try container.encode(nextListID, forKey: .nextListID)
         try container.encode(nextEventID, forKey: .nextEventID)
         try container.encode(changes.map(StoredChange.init), forKey: .changes)
-        try container.encode(events, forKey: .events)
+        try container.encode(events.map(StoredEvent.init), forKey: .events)
     }
 }

@@ -42,6 +42,11 @@ public enum StoreSchema {
                 + "(digestSentOn; changes setDigestTime and markDigestSent)"
         ),
         Format(version: 9, change: "an item may repeat after completion (repeatAfter)"),
+        Format(
+            version: 10,
+            change: "events may be changes of the user's (changed, undone), which keep what they did to their items "
+                + "(undo) in the change log and the history"
+        ),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version

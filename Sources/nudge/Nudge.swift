@@ -30,7 +30,7 @@ struct Nudge: AsyncParsableCommand {
             WatchCommand.self,
             EventsCommand.self,
             ClockCommand.self, BatchCommand.self, CalendarCommand.self, ListsCommand.self, ListCommand.self,
-            ExportCommand.self, ImportCommand.self,
+            ExportCommand.self, ImportCommand.self, UndoCommand.self,
         ]
     )
 

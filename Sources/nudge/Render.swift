@@ -312,11 +312,11 @@ enum Render {
             detail = "showing due \(due)"
         case .digest:
             let late = event.lateBy ?? 0
-            let ids = event.itemIDs ?? []
-            let named = ids.prefix(10).map { "#\($0)" } + (ids.count > 10 ? ["and \(ids.count - 10) more"] : [])
             detail =
-                "\(ids.count) item\(ids.count == 1 ? "" : "s"): " + named.joined(separator: " ") + ", "
+                itemList(event.itemIDs ?? []) + ", "
                 + (late < 1 ? "on time" : "\(DurationText.short(late)) after \(due)")
+        case .changed, .undone:
+            detail = event.itemID == 0 ? itemList(event.itemIDs ?? []) : ""
         }
         let kind = event.kind.rawValue + String(repeating: " ", count: max(0, 9 - event.kind.rawValue.count))
         let style: Terminal.Style =
@@ -327,12 +327,29 @@ enum Render {
             default: .plain
             }
         let stamp = time.stamp(at) + (relative ? " (\(time.relative(at)))" : "")
-        let source = event.source.map { ", from the \($0.rawValue)" } ?? ""
+        let notes = ([detail] + (event.source.map { ["from the \($0.rawValue)"] } ?? [])).filter { !$0.isEmpty }
+        // A digest and a change say what they are in their text; a reminder's text is the item's.
+        let text = [.digest, .changed, .undone].contains(event.kind) ? event.text : quoted(event.text)
         return
             "\(stamp)  \(look.terminal.styled(kind, style))  "
-            + (event.kind == .digest ? "" : "#\(event.itemID) ")
-            + "\(quoted(event.text)) (\(detail)\(source))  "
+            + (event.itemID == 0 ? "" : "#\(event.itemID) ")
+            + text + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))") + "  "
             + "event \(event.id)"
+    }
+
+    /// The items an event of several names: "3 items: #4 #7 #9", at most ten of them by ID.
+    static func itemList(_ ids: [Int]) -> String {
+        let named = ids.prefix(10).map { "#\($0)" } + (ids.count > 10 ? ["and \(ids.count - 10) more"] : [])
+        return "\(ids.count) item\(ids.count == 1 ? "" : "s"): " + named.joined(separator: " ")
+    }
+
+    /// A change `nudge undo --list` shows: its event ID, when, what it did, and whether undo would take it back.
+    static func undoableChange(_ change: Components.Schemas.UndoableChange, look: Look) -> String {
+        let event = change.event
+        let state = change.undoable ? "" : "  " + look.terminal.styled("not undoable: \(change.reason ?? "")", .dim)
+        let id = String(event.id)
+        return String(repeating: " ", count: max(0, 6 - id.count)) + id + "  \(look.time.stamp(event.at.date))  "
+            + event.text + state
     }
 
     /// Advance warnings as people read them: "1h, 10m before".

@@ -55,7 +55,7 @@ final class Flag: Sendable {
         let watched = try await sandbox.nudge("events", "--item", "\(itemID)", "--json")
         #expect(watched.status == 0, "\(watched)")
         let events = (try? JSONSerialization.jsonObject(with: watched.output) as? [[String: Any]]) ?? []
-        #expect(events.map { $0["kind"] as? String ?? "" } == ["scheduled", "fired"])
+        #expect(events.map { $0["kind"] as? String ?? "" } == ["scheduled", "changed", "fired"])
         #expect(events.last?["lateBy"] as? Double == 3000)
 
         // The stream too: a watcher that resumes after the first event gets the fire first, then live events.
@@ -133,18 +133,19 @@ final class Flag: Sendable {
                 )
             }
             let page = try await client.ok("GET", "/v1/events?follow=false&since=0")
-            #expect(page["dropped"] as? Int == 20)
-            #expect((page["events"] as? [[String: Any]])?.first?["id"] as? Int == 21)
+            // Each add is two events (scheduled, changed): 60 in all, of which the last 10 are kept.
+            #expect(page["dropped"] as? Int == 50)
+            #expect((page["events"] as? [[String: Any]])?.first?["id"] as? Int == 51)
         }
         let stream = try RawConnection(sandbox.socket, sending: "GET /v1/events?since=0 HTTP/1.1\r\nHost: x\r\n\r\n")
         defer { stream.close() }
-        try await daemon.eventually("the replayed stream to reach event 30") {
+        try await daemon.eventually("the replayed stream to reach event 60") {
             try stream.readAvailable()
-            return stream.text.contains("id: 30\n")
+            return stream.text.contains("id: 60\n")
         }
         let body = stream.text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
-        #expect(body.contains("event: gap\ndata: {\"dropped\":20,"), "\(body.prefix(300))")
-        #expect(body.range(of: "event: gap")!.lowerBound < body.range(of: "id: 21\n")!.lowerBound)
+        #expect(body.contains("event: gap\ndata: {\"dropped\":50,"), "\(body.prefix(300))")
+        #expect(body.range(of: "event: gap")!.lowerBound < body.range(of: "id: 51\n")!.lowerBound)
     }
 
     /// `count` reminders due a tenth of a second apart from `first`, added in batches of 10,000.
@@ -472,9 +473,11 @@ final class Flag: Sendable {
         #expect(replaced.count == hours, "each hour's edit replaced a pending reminder")
         let replacedInstants = Set(replaced.compactMap { date($0["previousDue"]) })
         #expect(fired.allSatisfy { !replacedInstants.contains(date($0["due"]) ?? .distantPast) })
+        let batches = (hours + 729) / 730
         #expect(
-            events.count == 1 + hours + fireInstants.count * 2,
-            "scheduled once, then per hour an edit, per fire two"
+            events.count == 1 + hours + fireInstants.count * 2 + 1 + batches,
+            "scheduled once, then per hour an edit, per fire two; and the user's changes: the add, each batch"
         )
+        #expect(events.filter { $0["kind"] as? String == "changed" }.count == 1 + batches)
     }
 }

@@ -131,7 +131,7 @@ import Testing
         defer { daemon.stop() }
         let events = try await ManualClockTests.withClient(sandbox) { try await $0.history().events }
         let kinds = events.map { $0["kind"] as? String ?? "" }
-        #expect(kinds == ["scheduled", "fired", "scheduled"])
+        #expect(kinds == ["scheduled", "changed", "fired", "scheduled"])
         let fire = try #require(events.first { $0["kind"] as? String == "fired" })
         #expect(fire["coalesced"] as? Int == 5)
         #expect(date(fire["due"]) == start + 5 * 3600)

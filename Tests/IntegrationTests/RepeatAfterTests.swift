@@ -41,7 +41,7 @@ import Testing
         try await sandbox.moveClock(to: next)
         let events = try await ManualClockTests.withClient(sandbox) { try await $0.history().events }
         let kinds = events.filter { $0["itemID"] as? Int == id }.compactMap { $0["kind"] as? String }
-        #expect(kinds == ["scheduled", "fired", "completed", "scheduled", "fired"], "\(kinds)")
+        #expect(kinds == ["scheduled", "changed", "fired", "completed", "scheduled", "changed", "fired"], "\(kinds)")
         let fires = events.filter { $0["itemID"] as? Int == id && $0["kind"] as? String == "fired" }
         #expect(fires.map { date($0["due"]) } == [due, next] && fires.allSatisfy { date($0["at"]) == date($0["due"]) })
 

@@ -101,6 +101,35 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(book.library.nextItemID == counter, "IDs are never handed out twice")
     }
 
+    /// The same through the events, as `nudge undo EVENT` takes changes back one after another, newest first, with
+    /// the clock moving and reminders firing between the changes: each change is undoable when its turn comes (the
+    /// later ones, and their undos, cancel out), and at the end the lists are as they were, IDs included.
+    @Test(arguments: [11, 12, 13, 14] as [UInt64])
+    func changesTakenBackOneAfterAnotherThroughTheirEventsGiveTheItemsBack(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        _ = try book.addList(name: "Errands")
+        _ = book.start()
+        let start = State(book)
+        var history: [ReminderEvent] = []
+        for _ in 0..<40 {
+            let (_, step) = try book.recordingUndo { book throws(ModelError) in randomOperation(&book, &random) }
+            history += book.reportChange(step).events
+            clock.set(clock.now() + TimeInterval(random.next() % 7_200))
+            _ = book.advance()
+        }
+        for change in history.reversed() {
+            var since = ChangesSince()
+            for later in history where later.id > change.id { since.add(later) }
+            #expect(since.whyNotUndoable(change) == nil, "event \(change.id): \(change.text)")
+            history += try book.undoChange(change).events.filter { $0.kind == .undone }
+        }
+        // The items are back, IDs included; what reminders did meanwhile (fires, moved series) stays done.
+        #expect(State(book).lists.mapValues { Set($0.keys) } == start.lists.mapValues { Set($0.keys) })
+        #expect(book.library.lists.allSatisfy { $0.items.isEmpty })
+    }
+
     @Test func anUndoneRemoveBringsTheItemBackWithItsIDAndItsReminder() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
         let (item, _) = try book.addItem(NewItem(text: "dentist", listID: 1, dueDate: t0 + 3600, shouldRemind: true))
@@ -184,5 +213,93 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         let (_, outcome) = try book.undo(removal)
         let followUps = outcome.actions.compactMap { if case .deliverDigest(let digest) = $0 { digest } else { nil } }
         #expect(followUps.map(\.itemIDs) == [[1, 2]] && followUps.allSatisfy(\.isFollowUp))
+    }
+
+    /// A change of the user's is reported as a `changed` event holding its step, and taken back by it: the undo is
+    /// reported as `undone`, naming the change, and is taken back in turn (a redo).
+    @Test func aChangeIsReportedAndTakenBackByItsEvent() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        _ = try book.addItem(NewItem(text: "milk", listID: 1, dueDate: t0 + 3600, shouldRemind: true))
+        let (_, step) = try book.recordingUndo { book throws(ModelError) in
+            try book.editItem(itemID: 1, ItemEdit(checked: true))
+        }
+        let changed = try #require(book.reportChange(step).events.first)
+        #expect(changed.kind == .changed && changed.itemIDs == [1] && changed.itemID == 1 && changed.id > 0)
+        #expect(changed.text == "checked off “milk”" && changed.undo == step && changed.listName == "Inbox")
+
+        let undone = try book.undoChange(changed)
+        let undoEvent = try #require(undone.events.last)
+        #expect(undone.events.map(\.kind) == [.scheduled, .undone])
+        #expect(undoEvent.undid == changed.id && undoEvent.text == "undid event \(changed.id): reopened “milk”")
+        #expect(book.library.item(id: 1)?.checked == false && book.scheduler.pendingReminder(for: 1) != nil)
+
+        let redone = try book.undoChange(undoEvent)
+        #expect(redone.events.map(\.kind) == [.cancelled, .undone] && redone.events.last?.undid == undoEvent.id)
+        #expect(book.library.item(id: 1)?.checked == true)
+        // A change of nothing is not reported.
+        #expect(book.reportChange(UndoStep(touches: [])).isEmpty)
+    }
+
+    /// An item changed since the change (by anything but its reminder) refuses the undo, changing nothing; a fire
+    /// since does not.
+    @Test func anItemChangedSinceRefusesTheUndoAndAFireDoesNot() throws {
+        let clock = ManualWallClock(t0)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        let (_, add) = try book.recordingUndo { book throws(ModelError) in
+            try book.addItem(NewItem(text: "water", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+        }
+        let added = try #require(book.reportChange(add).events.first)
+        clock.set(t0 + 60)
+        #expect(book.advance().events.map(\.kind) == [.fired])
+        _ = try book.editItem(itemID: 1, ItemEdit(text: "water the plants"))
+        let before = book.library
+        #expect(throws: ModelError.notUndoable(added.id, because: "item 1 changed since")) {
+            try book.undoChange(added)
+        }
+        #expect(book.library == before)
+
+        let (_, edit) = try book.recordingUndo { book throws(ModelError) in
+            try book.editItem(itemID: 1, ItemEdit(dueDate: t0 + 120))
+        }
+        let edited = try #require(book.reportChange(edit).events.first)
+        clock.set(t0 + 120)
+        #expect(book.advance().events.map(\.kind) == [.fired])
+        _ = try book.undoChange(edited)
+        #expect(book.library.item(id: 1)?.dueDate == t0 + 60 && book.library.item(id: 1)?.lastFiredAt == t0 + 120)
+    }
+
+    /// A change of more items than undo keeps is reported without its step, and refused; an event that is not a
+    /// change is refused too.
+    @Test func aChangeTooLargeToKeepAndAnEventNotAChangeAreRefused() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        let (_, step) = try book.recordingUndo { book throws(ModelError) in
+            for index in 0...UndoStep.maximumItems { _ = try book.addItem(NewItem(text: "item \(index)", listID: 1)) }
+        }
+        let changed = try #require(book.reportChange(step, operation: "import").events.first)
+        #expect(changed.undo == nil && changed.itemID == 0 && changed.itemIDs?.count == UndoStep.maximumItems + 1)
+        #expect(changed.text == "import: 1001 items (1001 added)")
+        #expect(
+            throws: ModelError.notUndoable(changed.id, because: "it changed 1001 items, more than undo keeps (1000)")
+        ) {
+            try book.undoChange(changed)
+        }
+        let (_, outcome) = try book.addItem(NewItem(text: "timed", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+        let scheduled = try #require(outcome.events.first)
+        #expect(throws: ModelError.notUndoable(scheduled.id, because: "it is not a change of yours")) {
+            try book.undoChange(scheduled)
+        }
+    }
+
+    /// A calendar task removed, then imported again as a new item, is not brought back a second time by an undo.
+    @Test func aCalendarTaskImportedAgainIsNotBroughtBackTwice() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        var new = NewItem(text: "from the phone", listID: 1)
+        new.calendarUID = "phone-1"
+        _ = try book.addItem(new)
+        let (_, removal) = try book.recordingUndo { book throws(ModelError) in try book.removeItem(itemID: 1) }
+        let removed = try #require(book.reportChange(removal).events.first)
+        _ = try book.addItem(new)
+        #expect(throws: ModelError.calendarTaskTaken("phone-1", by: 2)) { try book.undoChange(removed) }
+        #expect(book.library.item(id: 1) == nil)
     }
 }

@@ -45,8 +45,18 @@ private let zones = ZoneRulesStore()
         let events = entries.compactMap { entry -> ReminderEvent? in
             if case .observed(let event) = entry { event } else { nil }
         }
-        #expect(events.map(\.id) == Array(1...6))
-        #expect(try rig.store.events(after: 0, limit: 100, scanLimit: 100) { _ in true }.events == events)
+        // Three adds (scheduled, changed) and three fires.
+        #expect(events.map(\.id) == Array(1...9))
+        // The sinks see a change's event without what it did to the items, which the store keeps for undo.
+        let stored = try rig.store.events(after: 0, limit: 100, scanLimit: 100) { _ in true }.events
+        #expect(stored.filter { $0.kind == .changed }.allSatisfy { $0.undo != nil })
+        #expect(
+            stored.map { event in
+                var event = event
+                event.undo = nil
+                return event
+            } == events
+        )
     }
 
     /// The wall clock is the system's: a request to move it is refused, and so is a batch that would, as a whole,
@@ -115,7 +125,8 @@ private let zones = ZoneRulesStore()
         #expect(results[4].item?.pendingDue?.date == Self.t0 + 750)
         #expect(entries.compactMap(\.delivery).map(\.firedAt) == [Self.t0 + 120])
         #expect(
-            entries.compactMap(\.eventKind) == [.scheduled, .scheduled, .replaced, .fired, .snoozed, .cancelled]
+            entries.compactMap(\.eventKind)
+                == [.scheduled, .scheduled, .replaced, .fired, .snoozed, .cancelled, .changed]
         )
         // About 3,010 changes and events, in commits of about 1,000.
         #expect((3...6).contains(commits), "\(commits) commits for 3,006 operations")
@@ -156,7 +167,7 @@ private let zones = ZoneRulesStore()
         }
         // At start nothing is pending: disarmed.
         #expect(rig.timer.arms == [nil, Self.t0 + 60, Self.t0 + 120])
-        #expect(entries.compactMap(\.eventKind) == [.scheduled, .replaced])
+        #expect(entries.compactMap(\.eventKind) == [.scheduled, .changed, .replaced, .changed])
         #expect(rig.store.library.item(id: itemID)?.dueDate == Self.t0 + 120)
     }
 
@@ -170,7 +181,7 @@ private let zones = ZoneRulesStore()
         }
         #expect(rig.timer.arms == [nil, Self.t0 + 60, nil])
         #expect(entries.contains(.withdrawn(itemID: itemID)))
-        #expect(entries.compactMap(\.eventKind) == [.scheduled, .cancelled])
+        #expect(entries.compactMap(\.eventKind) == [.scheduled, .changed, .cancelled, .changed])
     }
 
     @Test func aReminderFiresOnceWhenTheTimerWakesAtItsInstant() async throws {
@@ -202,7 +213,7 @@ private let zones = ZoneRulesStore()
             _ = try await rig.api.editItem(itemID, ItemPatch(ItemEdit(text: "stretch twice")))
         }
         #expect(entries.compactMap(\.delivery).map(\.reminder.text) == ["stretch"])
-        #expect(entries.compactMap(\.eventKind) == [.scheduled, .fired])
+        #expect(entries.compactMap(\.eventKind) == [.scheduled, .changed, .fired, .changed])
         #expect(rig.store.library.item(id: itemID)?.lastFiredAt == Self.t0 + 60)
     }
     @Test func atStartADueReminderWithinTheWindowFiresLateAndAnOlderOneIsMissed() async throws {
@@ -323,7 +334,11 @@ private let zones = ZoneRulesStore()
         }
         #expect(rig.store.library.item(id: itemID)?.dueDate == Self.t0 + 250)
         let dues = entries.compactMap { entry -> Date? in
-            if case .observed(let event) = entry, event.itemID == itemID { event.due } else { nil }
+            if case .observed(let event) = entry, event.itemID == itemID, event.kind != .changed {
+                event.due
+            } else {
+                nil
+            }
         }
         #expect(dues == [300, 100, 200, 50, 250].map { Self.t0 + $0 })
     }

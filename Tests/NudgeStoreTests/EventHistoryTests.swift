@@ -46,6 +46,55 @@ extension NudgeStoreTests {
             }
         }
 
+        /// A change's event keeps what it did to its items (the undo step, each item coded by the store's table) in
+        /// the history, as read back after reopening, and in the change log that repairs the history after a crash.
+        @Test func aChangeKeepsWhatItDidToItsItemsInTheHistory() throws {
+            let item = ChecklistItem(
+                itemID: 1,
+                text: "Buy milk",
+                dueDate: testNow,
+                shouldRemind: true,
+                createdAt: testNow
+            )
+            var checked = item
+            checked.checked = true
+            let step = UndoStep(touches: [.init(itemID: 1, before: .init(item, in: 1), after: .init(checked, in: 1))])
+            var change = ReminderEvent(
+                .changed,
+                of: step,
+                text: "checked off “Buy milk”",
+                listName: "Inbox",
+                at: testNow
+            )
+            change.id = 1
+            var undone = ReminderEvent(
+                .undone,
+                of: step,
+                text: "undid event 1",
+                listName: "Inbox",
+                at: testNow,
+                undid: 1
+            )
+            undone.id = 2
+            try withTemporaryDirectory { directory in
+                let store = try ChecklistStore.open(path: directory.storePath)
+                try store.commit([], events: [change, undone])
+                #expect(try allEvents(store).events == [change, undone])
+                // A crash that lost the history: the change log gives the events back, steps included.
+                _ = Unmanaged.passRetained(store)
+                try FileManager.default.removeItem(atPath: directory.storePath + ".events")
+                try FileManager.default.removeItem(atPath: directory.storePath + ".lock")
+                do {
+                    let repaired = try ChecklistStore.open(path: directory.storePath)
+                    defer { repaired.close() }
+                    #expect(try allEvents(repaired).events == [change, undone])
+                }
+                let reopened = try ChecklistStore.open(path: directory.storePath)
+                defer { reopened.close() }
+                #expect(try allEvents(reopened).events.map(\.undo) == [step, step])
+            }
+        }
+
         @Test func aCrashThatLostTheHistoryFileIsRepairedFromTheChangeLog() throws {
             try withTemporaryDirectory { directory in
                 let store = try ChecklistStore.open(path: directory.storePath)

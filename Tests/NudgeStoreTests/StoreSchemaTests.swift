@@ -71,6 +71,16 @@ extension NudgeStoreTests {
             event.source = .notification
             event.itemIDs = [42, 43]
             event.day = CalendarDay(iso: "2027-01-15")
+            event.undid = 70
+            // A step with an item added, one changed and one removed: each image with every field, coded by the
+            // items' table.
+            var before = item
+            before.text = "before"
+            event.undo = UndoStep(touches: [
+                .init(itemID: 1, before: nil, after: .init(item, in: 7)),
+                .init(itemID: 2, before: .init(before, in: 7), after: .init(item, in: 8)),
+                .init(itemID: 3, before: .init(item, in: 8), after: nil),
+            ])
             return event
         }()
 

@@ -30,6 +30,9 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidDue = "invalid_due"
         /// A repeat rule and a repeat after completion given together: likewise each valid, the two not (422).
         case conflictingRepeat = "conflicting_repeat"
+        /// A change that cannot be taken back as things are: it is not a change, its items changed since, it is too
+        /// large to have been kept (409).
+        case notUndoable = "not_undoable"
     }
 
     public let code: Code
@@ -65,6 +68,19 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public static func emptyText(_ what: String) -> ModelError {
         ModelError(code: .emptyText, description: "\(what) must not be empty")
+    }
+
+    public static func notUndoable(_ eventID: Int, because reason: String) -> ModelError {
+        ModelError(code: .notUndoable, description: "event \(eventID) cannot be undone: \(reason); nothing changed")
+    }
+
+    /// An item put back (an undo) would hold the calendar task another item holds now, one imported again since.
+    public static func calendarTaskTaken(_ uid: String, by itemID: Int) -> ModelError {
+        ModelError(
+            code: .notUndoable,
+            description: "the calendar task \"\(uid)\" is item \(itemID) now (imported again since); remove item "
+                + "\(itemID) first to have the old one back; nothing changed"
+        )
     }
 
     public static func lastList(_ name: String) -> ModelError {

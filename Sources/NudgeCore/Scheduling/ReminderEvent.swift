@@ -28,6 +28,16 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         /// The day's digest of items due on a day was delivered, or a follow-up to it: about no one item (`itemID`
         /// 0); `itemIDs` are those it brought, `day` its day, `due` the day's digest instant, `text` what it says.
         case digest
+        /// The user changed items (an add, an edit, a check-off, a snooze, a removal, an import, a batch, a button
+        /// on a notification): about the one item changed (`itemID`), or about several (`itemID` 0); `itemIDs` are
+        /// those it changed, `due` and `at` when, `text` what it did. `nudge undo` takes it back.
+        case changed
+        /// The user took a change back (`nudge undo`): `undid` is the event of the change, `itemIDs` the items put
+        /// back. It is a change too, which `nudge undo` takes back in turn (a redo).
+        case undone
+
+        /// A change of the user's, which `nudge undo` may take back.
+        public var isChange: Bool { self == .changed || self == .undone }
     }
 
     /// Where a decision came from, when not from nudge itself or a request.
@@ -69,6 +79,17 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var itemIDs: [Int]?
     /// For `digest`: the day it is the digest of.
     public var day: CalendarDay?
+    /// For `undone`: the event of the change it took back.
+    public var undid: Int?
+    /// For `changed` and `undone`: what the change did to its items, to take it back; nil when it changed more
+    /// items than an undo keeps (`UndoStep.maximumItems`). The store keeps it with the event; the API does not show
+    /// it.
+    public var undo: UndoStep?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, itemID, due, at, text, listName, previousDue, lateBy, coalesced, priority, catchUp, warning
+        case source, itemIDs, day, undid
+    }
 
     /// An event about a reminder: its item, text, list and due instant.
     public init(
@@ -110,6 +131,23 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         lateBy = delivery.lateBy
         itemIDs = delivery.itemIDs
         self.day = delivery.digest.day
+    }
+
+    /// The event of a change of the user's (`changed`), or of an undo (`undone`, with `undid`): `step` says what
+    /// it did to the items, `text` how a person would say it.
+    public init(_ kind: Kind, of step: UndoStep, text: String, listName: String, at: Date, undid: Int? = nil) {
+        precondition(kind.isChange, "a change is reported as changed or undone, not \(kind)")
+        id = 0
+        self.kind = kind
+        let itemIDs = step.itemIDs
+        itemID = itemIDs.count == 1 ? itemIDs[0] : 0
+        due = at
+        self.at = at
+        self.text = text
+        self.listName = listName
+        self.itemIDs = itemIDs
+        self.undid = undid
+        undo = step.touches.count <= UndoStep.maximumItems ? step : nil
     }
 
     /// The instant the decision was about: for a warning, the warning's own instant; else `due`.

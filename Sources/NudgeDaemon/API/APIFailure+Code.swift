@@ -8,7 +8,7 @@ extension APIFailure {
     enum Code: Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case invalidRequest, invalidBody, invalidID, unparsableRequest, headersTooLarge, bodyTooLarge
         case unsupportedMediaType, notAcceptable, notFound, methodNotAllowed, forbidden, tooManyConnections
-        case noPendingReminder, defaultList, clockNotManual, stopping, outcomeUnknown, `internal`
+        case noPendingReminder, unknownEvent, defaultList, clockNotManual, stopping, outcomeUnknown, `internal`
         case model(ModelError.Code)
         case store(StoreError.Code)
 
@@ -16,7 +16,7 @@ extension APIFailure {
             [
                 .invalidRequest, .invalidBody, .invalidID, .unparsableRequest, .headersTooLarge, .bodyTooLarge,
                 .unsupportedMediaType, .notAcceptable, .notFound, .methodNotAllowed, .forbidden, .tooManyConnections,
-                .noPendingReminder, .defaultList, .clockNotManual, .stopping, .outcomeUnknown, .internal,
+                .noPendingReminder, .unknownEvent, .defaultList, .clockNotManual, .stopping, .outcomeUnknown, .internal,
             ] + ModelError.Code.allCases.map(Code.model)
             + StoreError.Code.allCases.filter { $0 != .outcomeUnknown }.map(Code.store)
 
@@ -35,6 +35,7 @@ extension APIFailure {
             case .forbidden: "forbidden"
             case .tooManyConnections: "too_many_connections"
             case .noPendingReminder: "no_pending_reminder"
+            case .unknownEvent: "unknown_event"
             case .defaultList: "default_list"
             case .clockNotManual: "clock_not_manual"
             case .stopping: "stopping"

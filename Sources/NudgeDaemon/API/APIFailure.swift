@@ -141,7 +141,9 @@ struct APIFailure: Error {
             let status: HTTPResponse.Status =
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
-                case .duplicateListName, .duplicateListID, .lastList, .itemChecked, .instantOutOfReach: .conflict
+                case .duplicateListName, .duplicateListID, .lastList, .itemChecked, .instantOutOfReach,
+                    .notUndoable:
+                    .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
                     .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
                     .badRequest

@@ -28,9 +28,11 @@ extension APIHandler {
         // the requests and reminders behind it.
         let (tasks, skipped) = try CalendarInterchange.tasks(in: text, timeZone: .current, zones: service.zones)
         let report = try await service.write { book in
-            let listID = try book.listID(id: nil, name: listName) ?? book.library.defaultList.listID
-            let (results, outcome) = try book.importTasks(tasks, into: listID)
-            return (Components.Schemas.ImportReport((results + skipped).sorted { $0.line < $1.line }), outcome)
+            try book.recordingChange("import") { book in
+                let listID = try book.listID(id: nil, name: listName) ?? book.library.defaultList.listID
+                let (results, outcome) = try book.importTasks(tasks, into: listID)
+                return (Components.Schemas.ImportReport((results + skipped).sorted { $0.line < $1.line }), outcome)
+            }
         }
         return .ok(.init(body: .json(report)))
     }

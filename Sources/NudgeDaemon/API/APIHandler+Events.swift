@@ -21,7 +21,8 @@ extension APIHandler {
         }
         let kind = query.kind.flatMap { ReminderEvent.Kind(rawValue: $0.rawValue) }
         let matches: @Sendable (ReminderEvent) -> Bool = { event in
-            (item == nil || event.itemID == item) && (kind == nil || event.kind == kind)
+            (item.map { event.itemID == $0 || event.itemIDs?.contains($0) == true } ?? true)
+                && (kind == nil || event.kind == kind)
         }
         if query.follow == false {
             let page = try await eventPage(after: since ?? 0, limit: limit, matching: matches)
@@ -60,13 +61,14 @@ extension APIHandler {
 
     /// A page of the event history (durable events only); read from the store's files, beside the loop, on NIO's
     /// pool of threads for blocking work: a read from disk must not hold up an event loop's other connections.
-    private func eventPage(
+    func eventPage(
         after: Int,
         limit: Int,
+        scanLimit: Int = 50_000,
         matching matches: @escaping @Sendable (ReminderEvent) -> Bool
     ) async throws -> EventPage {
         try await NIOThreadPool.singleton.runIfActive { [store = service.writer.store] in
-            try store.events(after: after, limit: limit, scanLimit: 50_000, matching: matches)
+            try store.events(after: after, limit: limit, scanLimit: scanLimit, matching: matches)
         }
     }
 

@@ -25,7 +25,9 @@ extension APIHandler {
         guard case .json(let request) = input.body else {
             preconditionFailure("JSON is the only body the document allows")
         }
-        return .created(.init(body: .json(try await service.write { book in try book.add(request) })))
+        return .created(
+            .init(body: .json(try await service.write { book in try book.recordingChange { try $0.add(request) } }))
+        )
     }
 
     func getItem(_ input: Operations.GetItem.Input) async throws -> Operations.GetItem.Output {
@@ -40,7 +42,9 @@ extension APIHandler {
     }
 
     func deleteItem(_ input: Operations.DeleteItem.Input) async throws -> Operations.DeleteItem.Output {
-        try await service.write { book in ((), try book.removeItem(itemID: input.path.id)) }
+        try await service.write { book in
+            try book.recordingChange { book in ((), try book.removeItem(itemID: input.path.id)) }
+        }
         return .noContent(.init())
     }
 
@@ -53,7 +57,7 @@ extension APIHandler {
     }
 
     private func edit(_ itemID: Int, _ patch: ItemPatch) async throws -> Components.Schemas.Item {
-        try await service.write { book in try book.edit(itemID, patch) }
+        try await service.write { book in try book.recordingChange { try $0.edit(itemID, patch) } }
     }
 
     /// Snoozes an item's reminder until the instant the body names, from the loop's clock (the manual clock's, too).
@@ -62,7 +66,9 @@ extension APIHandler {
             preconditionFailure("JSON is the only body the document allows")
         }
         let until = try Self.snoozeTarget(snooze)
-        let item = try await service.write { book in try book.snooze(input.path.id, until: until) }
+        let item = try await service.write { book in
+            try book.recordingChange { try $0.snooze(input.path.id, until: until) }
+        }
         return .ok(.init(body: .json(item)))
     }
 

@@ -22,6 +22,8 @@ enum Batch {
         var index = 0
         var results: [Components.Schemas.BatchResult] = []
         var goal: Date?
+        /// What the operations applied so far did to items: the batch is one change, to take back as a whole.
+        var undo: UndoStep?
     }
 
     /// The operation of a batch that was refused, at `index`; `applied`: what those before it answered, once durable

@@ -6,12 +6,39 @@ import NudgeCore
 /// A batch's operations as the loop applies them, each with the same `ReminderBook` extension a single request uses.
 extension ReminderBook {
     /// A turn of a batch from `position`: the operations applied, up to the end, the first refused, or a clock move
-    /// with more than the turn's budget to decide, which goes on in the next turn.
+    /// with more than the turn's budget to decide, which goes on in the next turn. The batch is one change of the
+    /// user's, recorded for undo a turn at a time and reported once, at its end.
     mutating func runBatch(
         _ steps: [Batch.Step],
         from position: Batch.Position,
         manualClock: ManualWallClock?
     ) -> (ReminderService.Progress<Batch.Answer>, [Outcome]) {
+        var ((end, commits), recorded) = recordingUndo(continuing: position.undo) { book in
+            book.batchTurn(steps, from: position, manualClock: manualClock)
+        }
+        switch end {
+        case .goesOn(var position):
+            position.undo = recorded
+            let rest = position
+            return (.goesOn { book in book.runBatch(steps, from: rest, manualClock: manualClock) }, commits.outcomes)
+        case .done(let answer):
+            commits.append(reportChange(recorded, operation: "batch"))
+            return (.done(answer), commits.outcomes)
+        }
+    }
+
+    /// How a turn of a batch ends: the batch goes on from a position, or is done.
+    private enum TurnEnd {
+        case goesOn(Batch.Position)
+        case done(Batch.Answer)
+    }
+
+    /// The operations of one turn of a batch, from `position`.
+    private mutating func batchTurn(
+        _ steps: [Batch.Step],
+        from position: Batch.Position,
+        manualClock: ManualWallClock?
+    ) -> (TurnEnd, CommitChunks) {
         var commits = CommitChunks()
         var budget = ReminderService.decisionsPerTurn
         var results = position.results
@@ -19,11 +46,8 @@ extension ReminderBook {
             // The goal of a clock move under way at `index`; a later step's move has its own.
             let resumedGoal = index == position.index ? position.goal : nil
             /// The batch goes on in the next turn, at `index`.
-            func goesOn(goal: Date?) -> (ReminderService.Progress<Batch.Answer>, [Outcome]) {
-                let rest = Batch.Position(index: index, results: results, goal: goal)
-                return (
-                    .goesOn { book in book.runBatch(steps, from: rest, manualClock: manualClock) }, commits.outcomes
-                )
+            func goesOn(goal: Date?) -> (TurnEnd, CommitChunks) {
+                (.goesOn(Batch.Position(index: index, results: results, goal: goal)), commits)
             }
             // As before each request: what fell due meanwhile is decided before the next step, a turn's worth at a
             // time.
@@ -48,11 +72,10 @@ extension ReminderBook {
                     results.append(try apply(step, into: &commits))
                 }
             } catch {
-                let refusal = Batch.Refusal(index: index, error: error, applied: results)
-                return (.done(.failure(refusal)), commits.outcomes)
+                return (.done(.failure(Batch.Refusal(index: index, error: error, applied: results))), commits)
             }
         }
-        return (.done(.success(results)), commits.outcomes)
+        return (.done(.success(results)), commits)
     }
 
     /// One operation of a batch but a clock move.

@@ -6,6 +6,20 @@ import NudgeCore
 /// The API's changes to items, as the loop applies them (a request's, or a batch's operation's), and items as the
 /// API shows them.
 extension ReminderBook {
+    /// Runs a change of the user's (a request, an import, a batch, a button on a notification) and reports it as a
+    /// `changed` event holding what it did, so that `nudge undo` can take it back; `operation` names one of several
+    /// items ("import", "batch") in the event's text. After `continuing`, the same change's earlier part (a batch's
+    /// earlier turns): see `recordingUndo`.
+    mutating func recordingChange<Value>(
+        _ operation: String? = nil,
+        _ body: (inout ReminderBook) throws -> (Value, Outcome)
+    ) throws -> (Value, Outcome) {
+        let ((value, outcome), step) = try recordingUndo(body)
+        var reported = outcome
+        reported.append(contentsOf: reportChange(step, operation: operation))
+        return (value, reported)
+    }
+
     mutating func add(_ request: Components.Schemas.NewItem) throws -> (Components.Schemas.Item, Outcome) {
         let listID = try namedList(id: request.listID, name: request.list) ?? library.defaultList.listID
         let (item, outcome) = try addItem(try request.item(listID: listID))

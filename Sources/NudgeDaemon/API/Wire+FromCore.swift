@@ -102,7 +102,8 @@ extension Components.Schemas.Event {
             warning: event.warning.map(DurationText.iso8601),
             source: event.source.map { _ in .notification },
             itemIDs: event.itemIDs,
-            day: event.day
+            day: event.day,
+            undid: event.undid
         )
     }
 }
@@ -142,6 +143,8 @@ extension Components.Schemas.EventKind {
         case .dismissed: self = .dismissed
         case .expired: self = .expired
         case .digest: self = .digest
+        case .changed: self = .changed
+        case .undone: self = .undone
         }
     }
 }
