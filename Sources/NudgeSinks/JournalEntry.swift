@@ -93,6 +93,11 @@ public struct JournalEntry: Sendable, Equatable {
             append("NUDGE_ITEM_ID", String(event.itemID))
             append("NUDGE_LIST", event.listName)
         }
+        if event.kind.isChange {
+            // A change may be of several items (`NUDGE_ITEM_ID=0`): these are all of them.
+            append("NUDGE_ITEM_IDS", (event.itemIDs ?? []).map(String.init).joined(separator: " "))
+            if let undid = event.undid { append("NUDGE_UNDID", String(undid)) }
+        }
         append("NUDGE_DUE", due)
         // When nudged decided, by its clock: under `--clock manual`, the virtual instant, unlike the entry's own time.
         append("NUDGE_AT", InstantFormat.format(event.at))

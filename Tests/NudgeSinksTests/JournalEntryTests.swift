@@ -36,6 +36,25 @@ import Testing
         #expect(entry.invalidFieldName == nil)
     }
 
+    /// A change of the user's, and its undo, name every item they touched and, for the undo, the change it took back.
+    @Test func aChangeAndItsUndoNameTheirItems() {
+        let item = ChecklistItem(itemID: 7, text: "water", createdAt: reminder.due)
+        let step = UndoStep(touches: [
+            .init(itemID: 7, before: nil, after: .init(item, in: 1)),
+            .init(itemID: 8, before: .init(item, in: 1), after: nil),
+        ])
+        var changed = ReminderEvent(.changed, of: step, text: "import: 2 items", listName: "", at: reminder.due)
+        changed.id = 41
+        var undone = ReminderEvent(.undone, of: step, text: "undid event 41", listName: "", at: reminder.due, undid: 41)
+        undone.id = 42
+        let fields = [changed, undone].map { JournalEntry($0).fields.reduce(into: [:]) { $0[$1.name] = $1.value } }
+        #expect(
+            fields.map { $0["NUDGE_ITEM_IDS"] } == ["7 8", "7 8"] && fields.map { $0["NUDGE_ITEM_ID"] } == ["0", "0"]
+        )
+        #expect(fields.map { $0["NUDGE_UNDID"] } == [nil, "41"] && fields.map { $0["PRIORITY"] } == ["6", "6"])
+        #expect(fields[0]["MESSAGE"] == "changed: import: 2 items" && fields[1]["MESSAGE"] == "undid event 41")
+    }
+
     @Test func lateAndMissedRemindersAreWarningsAndDecisionsAreInformation() {
         #expect(JournalEntry.priority(of: ReminderEvent(.fired, of: reminder, at: reminder.due + 60, lateBy: 60)) == 4)
         #expect(JournalEntry.priority(of: ReminderEvent(.missed, of: reminder, at: reminder.due, lateBy: 1e6)) == 4)

@@ -10,7 +10,8 @@ struct EventsCommand: DaemonCommand {
         commandName: "events",
         abstract: "Show the daemon's history of reminder decisions, oldest first.",
         discussion: """
-            Every decision the daemon made (scheduled, replaced, cancelled, fired, missed), with its event ID, as \
+            Every decision the daemon made (scheduled, replaced, cancelled, fired, missed) and every change you \
+            made (changed, undone: see 'nudge undo'), with its event ID, as \
             far back as the history goes (by default the latest 100,000 events of the last 30 days; see nudged \
             --history-events). "What happened to item 7?" is 'nudge events --item 7'. To follow new events as \
             they come, use 'nudge watch --since ID' with the last ID shown.

@@ -10,7 +10,8 @@ struct WatchCommand: DaemonCommand {
         commandName: "watch",
         abstract: "Print the daemon's reminder decisions as they happen.",
         discussion: """
-            One line per event: scheduled, replaced, cancelled, fired, missed, each with its event ID. Runs until \
+            One line per event: scheduled, replaced, cancelled, fired, missed, and your changes (changed, undone), \
+            each with its event ID. Runs until \
             interrupted (Ctrl-C); if the daemon stops, or drops this watcher for falling over 1 MiB of events \
             behind, exits with status 3. With --since N, first prints every event after event N that the \
             daemon's history holds, then goes on live with nothing missed in between: after an interruption, \
