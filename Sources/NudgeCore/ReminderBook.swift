@@ -21,6 +21,9 @@ public struct ReminderBook: Sendable {
     private var heldFollowUps: [Int]?
     /// While `recordingUndo` runs: each item the operation touched, in order, as it was before its first change.
     private var undoRecording: (touched: [(itemID: Int, before: UndoStep.Placed?)], seen: Set<Int>)?
+    /// The ID of the last change of the user's reported since the book was made (`changed`, `undone`); 0 for none.
+    /// An undo read from the history up to some event is refused if a change came after it (`undoChange`).
+    public private(set) var latestChangeID = 0
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -347,16 +350,17 @@ public struct ReminderBook: Sendable {
         undoRecording = (touched, Set(touched.map(\.itemID)))
         defer { undoRecording = nil }
         let value = try body(&self)
-        // An item the operation left as it was (added and removed again) is not part of the change.
         let touches = (undoRecording?.touched ?? []).map { touched in
             UndoStep.Touch(itemID: touched.itemID, before: touched.before, after: library.placed(touched.itemID))
-        }.filter { $0.before != $0.after }
+        }
         return (value, UndoStep(touches: touches))
     }
 
     /// The `changed` event of a change of the user's that `step` recorded, described as `operation` ("import",
     /// "batch") when it is more than one request about one item; nothing if it changed nothing.
-    public mutating func reportChange(_ step: UndoStep, operation: String? = nil) -> Outcome {
+    public mutating func reportChange(_ recorded: UndoStep, operation: String? = nil) -> Outcome {
+        // An item the operation left as it was (added and removed again, edited to what it was) is not part of it.
+        let step = UndoStep(touches: recorded.touches.filter(\.changesItem))
         guard !step.changesNothing else { return Outcome() }
         var outcome = Outcome()
         outcome.events = [
@@ -368,31 +372,32 @@ public struct ReminderBook: Sendable {
                 at: clock.now()
             )
         ]
-        return numbered(outcome)
+        outcome = numbered(outcome)
+        latestChangeID = outcome.events.last?.id ?? latestChangeID
+        return outcome
     }
 
-    /// Takes back the change `event` reported (`changed`, or `undone`: a redo), if its items are as it left them but
-    /// for what their reminders did since; reported as `undone`, which can be taken back in turn. Whether a later
-    /// change touched the same items the caller knows from the history (`nudge undo` reads it); this is the last
-    /// word, in the operation's own turn.
-    public mutating func undoChange(_ event: ReminderEvent) throws(ModelError) -> Outcome {
-        guard event.kind.isChange else { throw .notUndoable(event.id, because: "it is not a change of yours") }
-        guard let step = event.undo else {
-            throw .notUndoable(
-                event.id,
-                because:
-                    "it changed \(event.itemIDs?.count ?? 0) items, more than undo keeps (\(UndoStep.maximumItems))"
-            )
+    /// Takes back the change `event` reported (`changed`, or `undone`: a redo), reported as `undone`, which can be
+    /// taken back in turn. The caller read from the history, through event `seenThrough`, that no later change stands
+    /// in its way (`ChangesSince`); refused if a change came after that, if a list removal took one of its items, or
+    /// if they cannot come back (`whyNotRestorable`). All or nothing.
+    public mutating func undoChange(_ event: ReminderEvent, seenThrough: Int) throws(ModelError) -> Outcome {
+        if let reason = event.whyNotUndoable { throw .notUndoable(event.id, because: reason) }
+        guard let step = event.undo, latestChangeID <= seenThrough else {
+            throw .notUndoable(event.id, because: "another change came in while it was checked; try again")
         }
-        for touch in step.touches {
-            guard touch.isAsLeft(library.placed(touch.itemID)) else {
-                throw .notUndoable(event.id, because: "item \(touch.itemID) changed since")
-            }
-            if let listID = touch.before?.listID, library.list(id: listID) == nil {
-                throw .notUndoable(event.id, because: "list \(listID), which item \(touch.itemID) was in, is gone")
-            }
+        for touch in step.touches where !touch.isAsLeft(library.placed(touch.itemID)) {
+            throw .notUndoable(event.id, because: "item \(touch.itemID) is gone since, with its list")
         }
-        var (redo, outcome) = try undo(step)
+        if case let error? = library.whyNotRestorable(step) {
+            throw error.code == .unknownList
+                ? .notUndoable(event.id, because: "a list an item of it was in is gone (\(error.description))") : error
+        }
+        // On a copy, kept only if it goes through: a step of several items is put back one item at a time.
+        var book = self
+        // Every item put back is in the undo, even one its reminder left as the change found it (a snooze spent):
+        // the undo and the change cancel out for the changes before it (`ChangesSince`).
+        var (redo, outcome) = try book.undo(step)
         var done = Outcome()
         done.events = [
             ReminderEvent(
@@ -400,12 +405,14 @@ public struct ReminderBook: Sendable {
                 of: redo,
                 // What this undo did to the items, not the change's text again: an undo of an undo would nest them.
                 text: "undid event \(event.id): \(redo.summary())",
-                listName: listName(of: redo),
-                at: clock.now(),
+                listName: book.listName(of: redo),
+                at: book.clock.now(),
                 undid: event.id
             )
         ]
-        outcome.append(contentsOf: numbered(done))
+        outcome.append(contentsOf: book.numbered(done))
+        book.latestChangeID = outcome.events.last?.id ?? book.latestChangeID
+        self = book
         return outcome
     }
 
@@ -419,12 +426,10 @@ public struct ReminderBook: Sendable {
 
     /// Takes back what `step` did: each item it touched is put back as it was before, with its ID (one it added is
     /// removed), its reminder replaced or cancelled as an edit's would be (`makeRestoreItem`); what the reminder
-    /// handled meanwhile stays handled. Refused, changing nothing, if a list one of them was in is gone. The step
+    /// handled meanwhile stays handled. Refused, changing nothing, if they cannot all come back (`whyNotRestorable`). The step
     /// that takes this undo back in turn comes with the outcome.
     mutating func undo(_ step: UndoStep) throws(ModelError) -> (redo: UndoStep, outcome: Outcome) {
-        for placed in step.touches.compactMap(\.before) where library.list(id: placed.listID) == nil {
-            throw .unknownList(placed.listID)
-        }
+        if let error = library.whyNotRestorable(step) { throw error }
         let (outcome, redo) = try recordingUndo { (book: inout ReminderBook) throws(ModelError) -> Outcome in
             var outcome = Outcome()
             let now = book.clock.now()

@@ -27,21 +27,18 @@ struct StoredEvent: Codable, Sendable {
 
     init(from decoder: any Decoder) throws {
         event = try ReminderEvent(from: decoder)
-        let touches = try decoder.container(keyedBy: Key.self).decodeIfPresent([Touch].self, forKey: .undo)
-        event.undo = touches.map { touches in
-            UndoStep(
-                touches: touches.map { touch in
-                    func placed(_ stored: Placed?) -> UndoStep.Placed? {
-                        stored.map { UndoStep.Placed($0.item.record, in: $0.listID) }
-                    }
-                    return UndoStep.Touch(
-                        itemID: touch.itemID,
-                        before: placed(touch.before),
-                        after: placed(touch.after)
-                    )
-                }
-            )
+        // Item images are read with today's rules, though the history keeps them for weeks: one a later format cannot
+        // read leaves the change not undoable, never the history unreadable.
+        let container = try decoder.container(keyedBy: Key.self)
+        guard let touches = (try? container.decodeIfPresent([Touch].self, forKey: .undo)) ?? nil else { return }
+        func placed(_ stored: Placed?) -> UndoStep.Placed? {
+            stored.map { UndoStep.Placed($0.item.record, in: $0.listID) }
         }
+        event.undo = UndoStep(
+            touches: touches.map {
+                UndoStep.Touch(itemID: $0.itemID, before: placed($0.before), after: placed($0.after))
+            }
+        )
     }
 
     func encode(to encoder: any Encoder) throws {

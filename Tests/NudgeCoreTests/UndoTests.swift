@@ -102,9 +102,9 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     }
 
     /// The same through the events, as `nudge undo EVENT` takes changes back one after another, newest first, with
-    /// the clock moving and reminders firing between the changes: each change is undoable when its turn comes (the
+    /// the clock moving and reminders firing between the changes (32 random sequences): each change is undoable when its turn comes (the
     /// later ones, and their undos, cancel out), and at the end the lists are as they were, IDs included.
-    @Test(arguments: [11, 12, 13, 14] as [UInt64])
+    @Test(arguments: Array(11...42) as [UInt64])
     func changesTakenBackOneAfterAnotherThroughTheirEventsGiveTheItemsBack(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let clock = ManualWallClock(t0)
@@ -120,10 +120,10 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
             _ = book.advance()
         }
         for change in history.reversed() {
-            var since = ChangesSince()
-            for later in history where later.id > change.id { since.add(later) }
-            #expect(since.whyNotUndoable(change) == nil, "event \(change.id): \(change.text)")
-            history += try book.undoChange(change).events.filter { $0.kind == .undone }
+            var since = ChangesSince(of: change)
+            for later in history { since.add(later) }
+            #expect(since.whyNotUndoable == nil, "event \(change.id): \(change.text)")
+            history += try book.undoChange(change, seenThrough: .max).events.filter { $0.kind == .undone }
         }
         // The items are back, IDs included; what reminders did meanwhile (fires, moved series) stays done.
         #expect(State(book).lists.mapValues { Set($0.keys) } == start.lists.mapValues { Set($0.keys) })
@@ -227,13 +227,13 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(changed.kind == .changed && changed.itemIDs == [1] && changed.itemID == 1 && changed.id > 0)
         #expect(changed.text == "checked off “milk”" && changed.undo == step && changed.listName == "Inbox")
 
-        let undone = try book.undoChange(changed)
+        let undone = try book.undoChange(changed, seenThrough: .max)
         let undoEvent = try #require(undone.events.last)
         #expect(undone.events.map(\.kind) == [.scheduled, .undone])
         #expect(undoEvent.undid == changed.id && undoEvent.text == "undid event \(changed.id): reopened “milk”")
         #expect(book.library.item(id: 1)?.checked == false && book.scheduler.pendingReminder(for: 1) != nil)
 
-        let redone = try book.undoChange(undoEvent)
+        let redone = try book.undoChange(undoEvent, seenThrough: .max)
         #expect(redone.events.map(\.kind) == [.cancelled, .undone] && redone.events.last?.undid == undoEvent.id)
         #expect(book.library.item(id: 1)?.checked == true)
         // A change of nothing is not reported.
@@ -242,30 +242,32 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
     /// An item changed since the change (by anything but its reminder) refuses the undo, changing nothing; a fire
     /// since does not.
-    @Test func anItemChangedSinceRefusesTheUndoAndAFireDoesNot() throws {
+    @Test func anItemRemovedWithItsListRefusesTheUndoAndAFireDoesNot() throws {
         let clock = ManualWallClock(t0)
         var book = ReminderBook(library: ChecklistLibrary(), clock: clock, timeZone: berlin)
+        let (errands, _) = try book.addList(name: "Errands")
         let (_, add) = try book.recordingUndo { book throws(ModelError) in
-            try book.addItem(NewItem(text: "water", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+            try book.addItem(NewItem(text: "water", listID: errands.listID, dueDate: t0 + 60, shouldRemind: true))
         }
         let added = try #require(book.reportChange(add).events.first)
-        clock.set(t0 + 60)
-        #expect(book.advance().events.map(\.kind) == [.fired])
-        _ = try book.editItem(itemID: 1, ItemEdit(text: "water the plants"))
+        _ = try book.removeList(listID: errands.listID)
         let before = book.library
-        #expect(throws: ModelError.notUndoable(added.id, because: "item 1 changed since")) {
-            try book.undoChange(added)
+        #expect(throws: ModelError.notUndoable(added.id, because: "item 1 is gone since, with its list")) {
+            try book.undoChange(added, seenThrough: .max)
         }
         #expect(book.library == before)
 
+        _ = try book.addItem(NewItem(text: "water", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+        clock.set(t0 + 60)
+        #expect(book.advance().events.map(\.kind) == [.fired])
         let (_, edit) = try book.recordingUndo { book throws(ModelError) in
-            try book.editItem(itemID: 1, ItemEdit(dueDate: t0 + 120))
+            try book.editItem(itemID: 2, ItemEdit(dueDate: t0 + 120))
         }
         let edited = try #require(book.reportChange(edit).events.first)
         clock.set(t0 + 120)
         #expect(book.advance().events.map(\.kind) == [.fired])
-        _ = try book.undoChange(edited)
-        #expect(book.library.item(id: 1)?.dueDate == t0 + 60 && book.library.item(id: 1)?.lastFiredAt == t0 + 120)
+        _ = try book.undoChange(edited, seenThrough: .max)
+        #expect(book.library.item(id: 2)?.dueDate == t0 + 60 && book.library.item(id: 2)?.lastFiredAt == t0 + 120)
     }
 
     /// A change of more items than undo keeps is reported without its step, and refused; an event that is not a
@@ -279,27 +281,93 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(changed.undo == nil && changed.itemID == 0 && changed.itemIDs?.count == UndoStep.maximumItems + 1)
         #expect(changed.text == "import: 1001 items (1001 added)")
         #expect(
-            throws: ModelError.notUndoable(changed.id, because: "it changed 1001 items, more than undo keeps (1000)")
+            throws: ModelError.notUndoable(changed.id, because: try #require(changed.whyNotUndoable))
         ) {
-            try book.undoChange(changed)
+            try book.undoChange(changed, seenThrough: .max)
         }
+        // Or of more text than it keeps: five items of a megabyte, before and after.
+        let long = ChecklistItem(itemID: 1, text: String(repeating: "x", count: 1 << 20), createdAt: t0)
+        let touches = (1...5).map { UndoStep.Touch(itemID: $0, before: .init(long, in: 1), after: .init(long, in: 1)) }
+        #expect(!UndoStep(touches: touches).isKeepable && UndoStep(touches: Array(touches.prefix(2))).isKeepable)
         let (_, outcome) = try book.addItem(NewItem(text: "timed", listID: 1, dueDate: t0 + 60, shouldRemind: true))
         let scheduled = try #require(outcome.events.first)
-        #expect(throws: ModelError.notUndoable(scheduled.id, because: "it is not a change of yours")) {
-            try book.undoChange(scheduled)
+        #expect(throws: ModelError.notUndoable(scheduled.id, because: "it is a scheduled event, not a change of yours"))
+        {
+            try book.undoChange(scheduled, seenThrough: .max)
         }
     }
 
-    /// A calendar task removed, then imported again as a new item, is not brought back a second time by an undo.
+    /// A calendar task removed, then imported again as a new item, is not brought back a second time by an undo; the
+    /// other item the same change removed does not come back either: an undo is all or nothing.
     @Test func aCalendarTaskImportedAgainIsNotBroughtBackTwice() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
-        var new = NewItem(text: "from the phone", listID: 1)
-        new.calendarUID = "phone-1"
-        _ = try book.addItem(new)
-        let (_, removal) = try book.recordingUndo { book throws(ModelError) in try book.removeItem(itemID: 1) }
+        var phone = NewItem(text: "from the phone", listID: 1)
+        phone.calendarUID = "phone-1"
+        _ = try book.addItem(NewItem(text: "mine", listID: 1, dueDate: t0 + 60, shouldRemind: true))
+        _ = try book.addItem(phone)
+        let (_, removal) = try book.recordingUndo { book throws(ModelError) in
+            (try book.removeItem(itemID: 1), try book.removeItem(itemID: 2))
+        }
         let removed = try #require(book.reportChange(removal).events.first)
-        _ = try book.addItem(new)
-        #expect(throws: ModelError.calendarTaskTaken("phone-1", by: 2)) { try book.undoChange(removed) }
-        #expect(book.library.item(id: 1) == nil)
+        _ = try book.addItem(phone)
+        let before = book.library
+        #expect(throws: ModelError.calendarTaskTaken("phone-1", by: 3)) {
+            try book.undoChange(removed, seenThrough: .max)
+        }
+        #expect(book.library == before && book.scheduler.pendingReminder(for: 1) == nil)
+    }
+
+    /// A change, undone, redone, then undone by its event: its items are as the change before it left them, so that
+    /// one can be taken back; the undo of the undo cannot (a later undo took its result back).
+    @Test func changesSinceFollowsEachItemThroughUndosAndRedos() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        func recorded(_ edit: ItemEdit) throws -> ReminderEvent {
+            let (_, step) = try book.recordingUndo { book throws(ModelError) in try book.editItem(itemID: 1, edit) }
+            return try #require(book.reportChange(step).events.first)
+        }
+        func undone(_ event: ReminderEvent) throws -> ReminderEvent {
+            try #require(try book.undoChange(event, seenThrough: .max).events.last)
+        }
+        _ = try book.addItem(NewItem(text: "tea", listID: 1))
+        let x = try recorded(ItemEdit(text: "green tea"))
+        let c = try recorded(ItemEdit(text: "black tea"))
+        let u1 = try undone(c)
+        let u2 = try undone(u1)
+        let u3 = try undone(c)
+        func why(_ event: ReminderEvent) -> String? {
+            var since = ChangesSince(of: event)
+            for later in [x, c, u1, u2, u3] { since.add(later) }
+            return since.whyNotUndoable
+        }
+        #expect(why(x) == nil)
+        #expect(why(u1) == "event \(u2.id) undid it already")
+        #expect(why(c) == "event \(u3.id) undid it already")
+        #expect(book.library.item(id: 1)?.text == "green tea")
+        _ = try undone(x)
+        #expect(book.library.item(id: 1)?.text == "tea")
+    }
+
+    /// An undo read from the history up to some event is refused if a change came after it; an edit of nothing is no
+    /// change.
+    @Test func aChangeAfterTheHistoryWasReadRefusesTheUndoAndAnEditOfNothingIsNoChange() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        let (_, add) = try book.recordingUndo { book throws(ModelError) in
+            try book.addItem(NewItem(text: "a", listID: 1))
+        }
+        let added = try #require(book.reportChange(add).events.first)
+        let (_, other) = try book.recordingUndo { book throws(ModelError) in
+            try book.addItem(NewItem(text: "b", listID: 1))
+        }
+        _ = book.reportChange(other)
+        #expect(
+            throws: ModelError.notUndoable(added.id, because: "another change came in while it was checked; try again")
+        ) {
+            try book.undoChange(added, seenThrough: added.id)
+        }
+        _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
+        let (_, again) = try book.recordingUndo { book throws(ModelError) in
+            try book.editItem(itemID: 1, ItemEdit(checked: true))
+        }
+        #expect(again.itemIDs == [1] && book.reportChange(again).isEmpty)
     }
 }

@@ -34,9 +34,18 @@ public struct UndoStep: Sendable, Equatable {
     /// In the order the change first touched them.
     public var touches: [Touch]
 
-    /// The most items a step keeps: a change of more (a large import) is reported, but not kept to be taken back, so
-    /// that an event and the store's record of it stay small (docs/RELIABILITY.md).
+    /// The most items a step keeps, and the most bytes of their text (before and after): a change of more (a large
+    /// import, a batch of long items) is reported, but not kept to be taken back, so that an event and the store's
+    /// record of it stay small (docs/RELIABILITY.md).
     public static let maximumItems = 1_000
+    public static let maximumTextBytes = 4 << 20
+
+    /// Small enough to keep (`maximumItems`, `maximumTextBytes`).
+    public var isKeepable: Bool {
+        guard touches.count <= Self.maximumItems else { return false }
+        let images = touches.flatMap { [$0.before, $0.after].compactMap { $0?.item.text.utf8.count } }
+        return images.reduce(0, +) <= Self.maximumTextBytes
+    }
 
     public init(touches: [Touch]) {
         self.touches = touches
@@ -62,44 +71,79 @@ public struct UndoStep: Sendable, Equatable {
     }
 }
 
-/// The changes of the user's after one to take back, as far as they bear on it, read from the history in order: a
-/// later change stands in its way if it touched one of its items, unless a later undo took it back (a change and its
-/// undo leave the items as they were, so that changes can be taken back one after another, newest first).
+/// Whether a change can be taken back, from the changes of the user's after it, read from the history in order.
+///
+/// Each of the change's items is followed through the later changes as a version: the change left it at one; a later
+/// change moves it to a new one, except an undo of a change whose result the item still holds, which moves it back to
+/// the version it had before that change. The change can be taken back while each of its items is at the version it
+/// left: so a later change and its undo cancel out, and changes can be taken back one after another, newest first.
 public struct ChangesSince: Sendable {
-    /// A later change that was not taken back: its items, and what it undid, if it is an undo.
-    private var standing: [Int: (itemIDs: [Int], undid: Int?)] = [:]
+    /// The change to take back.
+    public let change: ReminderEvent
+    /// Each of the change's items: its version now.
+    private var version: [Int: Int] = [:]
+    /// The version each of the change's items had before and after each change followed so far.
+    private var moves: [Int: [Int: (before: Int, after: Int)]] = [:]
+    /// Each item: the last change that moved it.
+    private var lastMoved: [Int: Int] = [:]
+    /// The last later change that undid this one, if one did.
+    private var undoneBy: Int?
+    private var versions = 0
 
-    public init() {}
-
-    /// The next change, in the history's order (a `changed` or `undone` event).
-    public mutating func add(_ event: ReminderEvent) {
-        if let undid = event.undid, standing[undid] != nil {
-            standing[undid] = nil
-        } else {
-            standing[event.id] = (event.itemIDs ?? [], event.undid)
+    public init(of change: ReminderEvent) {
+        self.change = change
+        var moved: [Int: (before: Int, after: Int)] = [:]
+        for itemID in change.itemIDs ?? [] {
+            moved[itemID] = (newVersion(), newVersion())
+            version[itemID] = moved[itemID]?.after
         }
+        moves[change.id] = moved
     }
 
-    /// The first later change standing in the way of taking back `event`, and the item it touched; nil if none.
-    public func blocking(_ event: ReminderEvent) -> (eventID: Int, itemID: Int, undidIt: Bool)? {
-        let items = Set(event.itemIDs ?? [])
-        return standing.compactMap { id, change in
-            change.itemIDs.first(where: items.contains).map {
-                (eventID: id, itemID: $0, undidIt: change.undid == event.id)
-            }
-        }.min { $0.eventID < $1.eventID }
+    private mutating func newVersion() -> Int {
+        versions += 1
+        return versions
     }
 
-    /// Why `event` cannot be taken back after these changes; nil if it can.
-    public func whyNotUndoable(_ event: ReminderEvent) -> String? {
-        guard event.kind.isChange else { return "it is a \(event.kind.rawValue) event, not a change of yours" }
-        if let blocking = blocking(event) {
-            return blocking.undidIt
-                ? "event \(blocking.eventID) undid it already"
-                : "event \(blocking.eventID) changed item \(blocking.itemID) since; undo that first"
+    /// The next change after it, in the history's order (a `changed` or `undone` event; others are passed over).
+    public mutating func add(_ later: ReminderEvent) {
+        guard later.kind.isChange, later.id > change.id else { return }
+        var moved: [Int: (before: Int, after: Int)] = [:]
+        for itemID in later.itemIDs ?? [] {
+            guard let before = version[itemID] else { continue }
+            // An undo of a change whose result the item holds gives it back the version it had before that change.
+            let undone = later.undid.flatMap { moves[$0]?[itemID] }
+            let after = undone.flatMap { $0.after == before ? $0.before : nil } ?? newVersion()
+            moved[itemID] = (before, after)
+            version[itemID] = after
+            lastMoved[itemID] = later.id
         }
-        guard event.undo != nil else {
-            return "it changed \(event.itemIDs?.count ?? 0) items, more than undo keeps (\(UndoStep.maximumItems))"
+        if later.undid == change.id, !moved.isEmpty { undoneBy = later.id }
+        if !moved.isEmpty { moves[later.id] = moved }
+    }
+
+    /// Why the change cannot be taken back after the changes added; nil if it can.
+    public var whyNotUndoable: String? {
+        if let reason = change.whyNotUndoable { return reason }
+        let left = moves[change.id] ?? [:]
+        let moved = (change.itemIDs ?? []).compactMap { itemID in
+            version[itemID] == left[itemID]?.after ? nil : lastMoved[itemID].map { (itemID: itemID, by: $0) }
+        }
+        // The newest change that moved one: the one to take back first.
+        guard let last = moved.max(by: { $0.by < $1.by }) else { return nil }
+        if let undoneBy { return "event \(undoneBy) undid it already" }
+        return "event \(last.by) changed item \(last.itemID) since; undo that first"
+    }
+}
+
+extension ReminderEvent {
+    /// Why this event, whatever came after it, cannot be taken back: it is not a change, or not one undo kept; nil
+    /// if it may be.
+    public var whyNotUndoable: String? {
+        guard kind.isChange else { return "it is a \(kind.rawValue) event, not a change of yours" }
+        guard undo != nil else {
+            return "it changed \(itemIDs?.count ?? 0) items, more than undo keeps (\(UndoStep.maximumItems) items, or "
+                + "\(UndoStep.maximumTextBytes >> 20) MiB of their text)"
         }
         return nil
     }
@@ -134,20 +178,19 @@ extension UndoStep.Touch {
         return "“" + (line.count > 60 ? line.prefix(59) + "…" : line) + "”"
     }
 
-    /// Whether the item is as the step left it, but for what its reminder did since (a fire, a warning sent, a
-    /// snooze spent, a series moved on): otherwise something else changed it, and putting it back would undo that
-    /// too.
+    /// Whether it changed the item in any way but the instant of its last change (an edit of nothing, a check-off of
+    /// an item checked off already): one that did not is not part of a change.
+    var changesItem: Bool {
+        guard var before, let after else { return before != nil || after != nil }
+        before.item.updatedAt = after.item.updatedAt
+        return before != after
+    }
+
+    /// Whether the item is where the step left it: there (in the same list) or gone as the step left it. What else
+    /// could have changed it since is a change of the user's, which the history says (`ChangesSince`), or what its
+    /// reminder did, which an undo keeps; a list removal, which is not a change an undo takes back, is seen here.
     func isAsLeft(_ current: UndoStep.Placed?) -> Bool {
-        guard var left = after, let current else { return after == nil && current == nil }
-        guard left.listID == current.listID else { return false }
-        let now = current.item
-        left.item.lastFiredAt = now.lastFiredAt
-        left.item.warnedThrough = now.warnedThrough
-        // A change and its undo since leave the item as it was but for this: an undo is an edit at its instant.
-        left.item.updatedAt = now.updatedAt
-        if now.snoozedUntil == nil { left.item.snoozedUntil = nil }
-        if now.repeatRule != nil && now.lastFiredAt != after?.item.lastFiredAt { left.item.dueDate = now.dueDate }
-        return left.item == now
+        after?.listID == current?.listID
     }
 }
 
@@ -163,6 +206,23 @@ extension ChecklistChange {
 }
 
 extension ChecklistLibrary {
+    /// Why the items `step` held before cannot all come back: a list one was in is gone, or the calendar task one
+    /// came from is another item's now (one imported again since it was removed); nil if they can. One pass over the
+    /// items, whatever the step holds.
+    func whyNotRestorable(_ step: UndoStep) -> ModelError? {
+        let befores = step.touches.compactMap(\.before)
+        if let gone = befores.first(where: { list(id: $0.listID) == nil }) { return .unknownList(gone.listID) }
+        let uids = Set(befores.compactMap(\.item.calendarUID))
+        guard !uids.isEmpty else { return nil }
+        let touched = Set(step.itemIDs)
+        for list in lists {
+            for item in list.items where !touched.contains(item.itemID) {
+                if let uid = item.calendarUID, uids.contains(uid) { return .calendarTaskTaken(uid, by: item.itemID) }
+            }
+        }
+        return nil
+    }
+
     /// An item and its list, as an undo step keeps it.
     func placed(_ itemID: Int) -> UndoStep.Placed? {
         guard let item = item(id: itemID), let listID = list(containing: itemID)?.listID else { return nil }
@@ -177,12 +237,6 @@ extension ChecklistLibrary {
     {
         guard list(id: placed.listID) != nil else { throw .unknownList(placed.listID) }
         var item = placed.item
-        // A task of another program is one item: one imported again since this one was removed keeps it.
-        if let uid = item.calendarUID,
-            let holder = lists.lazy.flatMap(\.items).first(where: { $0.calendarUID == uid && $0.itemID != item.itemID })
-        {
-            throw .calendarTaskTaken(uid, by: holder.itemID)
-        }
         if let current = self.item(id: item.itemID) {
             item.lastFiredAt = [item.lastFiredAt, current.lastFiredAt].compactMap { $0 }.max()
             item.warnedThrough = [item.warnedThrough, current.warnedThrough].compactMap { $0 }.max()

@@ -147,7 +147,7 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         self.listName = listName
         self.itemIDs = itemIDs
         self.undid = undid
-        undo = step.touches.count <= UndoStep.maximumItems ? step : nil
+        undo = step.isKeepable ? step : nil
     }
 
     /// The instant the decision was about: for a warning, the warning's own instant; else `due`.

@@ -14,12 +14,12 @@ extension APIHandler {
     static let undoScanLimit = 50_000
 
     func listUndo(_ input: Operations.ListUndo.Input) async throws -> Operations.ListUndo.Output {
-        let changes = try await recentChanges(Self.undoListLength)
+        let (changes, _) = try await recentChanges(Self.undoListLength)
         // Newest first: the changes later than each are those before it in the list, all of them.
         let listed = changes.indices.map { index in
-            var since = ChangesSince()
+            var since = ChangesSince(of: changes[index])
             for later in changes[..<index].reversed() { since.add(later) }
-            let reason = since.whyNotUndoable(changes[index])
+            let reason = since.whyNotUndoable
             return Components.Schemas.UndoableChange(
                 event: .init(changes[index]),
                 undoable: reason == nil,
@@ -33,11 +33,12 @@ extension APIHandler {
         guard case .json(let body) = input.body else {
             preconditionFailure("JSON is the only body the document allows")
         }
-        let event: ReminderEvent
+        let (event, seenThrough): (ReminderEvent, Int)
         if let requested = body.event {
-            event = try await change(requested)
+            (event, seenThrough) = try await change(requested)
         } else {
-            guard let last = try await recentChanges(1).first else {
+            let (changes, latest) = try await recentChanges(1)
+            guard let last = changes.first else {
                 throw APIFailure(
                     status: .conflict,
                     code: .model(.notUndoable),
@@ -45,10 +46,10 @@ extension APIHandler {
                         + "change of yours"
                 )
             }
-            event = last
+            (event, seenThrough) = (last, latest)
         }
         let undone = try await service.write { book in
-            let outcome = try book.undoChange(event)
+            let outcome = try book.undoChange(event, seenThrough: seenThrough)
             // The `undone` event is the outcome's last.
             return (outcome.events.last { $0.kind == .undone }, outcome)
         }
@@ -57,10 +58,12 @@ extension APIHandler {
     }
 
     /// The last `count` changes of the history (`changed`, `undone`), newest first, looking back no further than
-    /// `undoScanLimit` events: read a window at a time from the latest, so the usual case reads one.
-    private func recentChanges(_ count: Int) async throws -> [ReminderEvent] {
+    /// `undoScanLimit` events, and the latest event read: read a window at a time from the latest, so the usual case
+    /// reads one.
+    private func recentChanges(_ count: Int) async throws -> (changes: [ReminderEvent], latest: Int) {
         let window = 1_000
-        var upper = try await eventPage(after: .max, limit: 1) { _ in false }.latest
+        let latest = try await eventPage(after: .max, limit: 1) { _ in false }.latest
+        var upper = latest
         let oldest = max(0, upper - Self.undoScanLimit)
         var found: [ReminderEvent] = []
         while found.count < count, upper > oldest {
@@ -69,12 +72,12 @@ extension APIHandler {
             found += page.events.filter { $0.id <= upper }.reversed()
             upper = lower
         }
-        return Array(found.prefix(count))
+        return (Array(found.prefix(count)), latest)
     }
 
-    /// Event `id`, a change of the user's that no later change touched (the items of every later change are read
-    /// from the history, a page at a time).
-    private func change(_ id: Int) async throws -> ReminderEvent {
+    /// Event `id`, a change of the user's that no later change stands in the way of (every later change is read
+    /// from the history, a page at a time), and the latest event read.
+    private func change(_ id: Int) async throws -> (event: ReminderEvent, latest: Int) {
         guard
             let event = try await eventPage(after: id - 1, limit: 1, scanLimit: 1, matching: { _ in true }).events
                 .first, event.id == id
@@ -86,21 +89,17 @@ extension APIHandler {
                     + "--history-age); 'nudge undo --list' shows the changes it holds"
             )
         }
-        var since = ChangesSince()
+        var since = ChangesSince(of: event)
         var after = id
+        var latest = id
         while true {
             let page = try await eventPage(after: after, limit: 100) { $0.kind.isChange }
             for later in page.events { since.add(later) }
+            latest = max(latest, page.latest)
             guard let next = page.next else { break }
             after = next
         }
-        if let reason = since.whyNotUndoable(event) {
-            throw APIFailure(
-                status: .conflict,
-                code: .model(.notUndoable),
-                message: "event \(id) cannot be undone: \(reason); nothing changed"
-            )
-        }
-        return event
+        if let reason = since.whyNotUndoable { throw ModelError.notUndoable(id, because: reason) }
+        return (event, latest)
     }
 }
