@@ -21,8 +21,9 @@ public struct ReminderBook: Sendable {
     private var heldFollowUps: [Int]?
     /// While `recordingUndo` runs: each item the operation touched, in order, as it was before its first change.
     private var undoRecording: (touched: [(itemID: Int, before: UndoStep.Placed?)], seen: Set<Int>)?
-    /// The ID of the last change of the user's reported since the book was made (`changed`, `undone`); 0 for none.
-    /// An undo read from the history up to some event is refused if a change came after it (`undoChange`).
+    /// The ID of the last change of the user's (`changed`, `undone`) reported since the book was made, or of the last
+    /// event before it was made. An undo read from the history up to some event is refused if a change came after it
+    /// (`undoChange`).
     public private(set) var latestChangeID = 0
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
@@ -67,6 +68,9 @@ public struct ReminderBook: Sendable {
         self.clock = clock
         self.scheduler = ReminderScheduler(catchUpWindow: catchUpWindow, timeZone: timeZone, zones: zones)
         self.digestTime = digestTime
+        // Every change before the book was made (a start, a reload after a failed write) counts as after an undo
+        // read before it: such an undo is refused, once, rather than take back over a change it did not see.
+        latestChangeID = library.nextEventID - 1
     }
 
     /// How late a reminder may be found and still fire, for those found late from now on (a reload of nudged's
@@ -380,24 +384,29 @@ public struct ReminderBook: Sendable {
     /// Takes back the change `event` reported (`changed`, or `undone`: a redo), reported as `undone`, which can be
     /// taken back in turn. The caller read from the history, through event `seenThrough`, that no later change stands
     /// in its way (`ChangesSince`); refused if a change came after that, if a list removal took one of its items, or
-    /// if they cannot come back (`whyNotRestorable`). All or nothing.
+    /// if they cannot come back (`whyNotRestorable`), or if an item is not as it left it (`isAsLeft`). All or
+    /// nothing: what can refuse it is checked before anything changes.
     public mutating func undoChange(_ event: ReminderEvent, seenThrough: Int) throws(ModelError) -> Outcome {
         if let reason = event.whyNotUndoable { throw .notUndoable(event.id, because: reason) }
         guard let step = event.undo, latestChangeID <= seenThrough else {
             throw .notUndoable(event.id, because: "another change came in while it was checked; try again")
         }
         for touch in step.touches where !touch.isAsLeft(library.placed(touch.itemID)) {
-            throw .notUndoable(event.id, because: "item \(touch.itemID) is gone since, with its list")
+            throw .notUndoable(
+                event.id,
+                because: library.item(id: touch.itemID) == nil
+                    ? "item \(touch.itemID) is gone since, with its list" : "item \(touch.itemID) changed since"
+            )
         }
         if case let error? = library.whyNotRestorable(step) {
             throw error.code == .unknownList
                 ? .notUndoable(event.id, because: "a list an item of it was in is gone (\(error.description))") : error
         }
-        // On a copy, kept only if it goes through: a step of several items is put back one item at a time.
-        var book = self
+        // Checked above, so nothing below throws: a step of several items is put back one item at a time, in place (a
+        // copy of the book would copy the lists' items at the first write).
         // Every item put back is in the undo, even one its reminder left as the change found it (a snooze spent):
         // the undo and the change cancel out for the changes before it (`ChangesSince`).
-        var (redo, outcome) = try book.undo(step)
+        var (redo, outcome) = try undo(step)
         var done = Outcome()
         done.events = [
             ReminderEvent(
@@ -405,14 +414,13 @@ public struct ReminderBook: Sendable {
                 of: redo,
                 // What this undo did to the items, not the change's text again: an undo of an undo would nest them.
                 text: "undid event \(event.id): \(redo.summary())",
-                listName: book.listName(of: redo),
-                at: book.clock.now(),
+                listName: listName(of: redo),
+                at: clock.now(),
                 undid: event.id
             )
         ]
-        outcome.append(contentsOf: book.numbered(done))
-        book.latestChangeID = outcome.events.last?.id ?? book.latestChangeID
-        self = book
+        outcome.append(contentsOf: numbered(done))
+        latestChangeID = outcome.events.last?.id ?? latestChangeID
         return outcome
     }
 

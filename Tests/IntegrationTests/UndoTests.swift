@@ -80,6 +80,9 @@ import Testing
         #expect(refused.stderr.contains("nothing changed"), "\(refused)")
         let unknown = try await sandbox.nudge("undo", "999999")
         #expect(unknown.status == 1 && unknown.stderr.contains("does not hold event 999999"), "\(unknown)")
+        // An event ID out of range, through the API (the command line refuses it itself): 400, and nudged goes on.
+        let outOfRange = try await sandbox.curl("POST", "/v1/undo", body: #"{"event": -9223372036854775808}"#)
+        #expect(outOfRange.status == 400 && errorCode(outOfRange.body) == "invalid_body", "\(outOfRange)")
         let notAChange = try await sandbox.nudge("undo", "1")  // the dentist's `scheduled`
         #expect(notAChange.status == 1 && notAChange.stderr.contains("not a change of yours"), "\(notAChange)")
 

@@ -129,9 +129,12 @@ public struct ChangesSince: Sendable {
         let moved = (change.itemIDs ?? []).compactMap { itemID in
             version[itemID] == left[itemID]?.after ? nil : lastMoved[itemID].map { (itemID: itemID, by: $0) }
         }
-        // The newest change that moved one: the one to take back first.
+        // The newest change that moved one: the one to take back first; unless an undo of this change put its items
+        // back as they were before it.
         guard let last = moved.max(by: { $0.by < $1.by }) else { return nil }
-        if let undoneBy { return "event \(undoneBy) undid it already" }
+        if let undoneBy, moved.allSatisfy({ version[$0.itemID] == left[$0.itemID]?.before }) {
+            return "event \(undoneBy) undid it already"
+        }
         return "event \(last.by) changed item \(last.itemID) since; undo that first"
     }
 }
@@ -142,8 +145,8 @@ extension ReminderEvent {
     public var whyNotUndoable: String? {
         guard kind.isChange else { return "it is a \(kind.rawValue) event, not a change of yours" }
         guard undo != nil else {
-            return "it changed \(itemIDs?.count ?? 0) items, more than undo keeps (\(UndoStep.maximumItems) items, or "
-                + "\(UndoStep.maximumTextBytes >> 20) MiB of their text)"
+            return "what it did to its \(itemIDs?.count ?? 0) items was not kept (undo keeps up to "
+                + "\(UndoStep.maximumItems) items and \(UndoStep.maximumTextBytes >> 20) MiB of their text)"
         }
         return nil
     }
@@ -178,19 +181,32 @@ extension UndoStep.Touch {
         return "“" + (line.count > 60 ? line.prefix(59) + "…" : line) + "”"
     }
 
-    /// Whether it changed the item in any way but the instant of its last change (an edit of nothing, a check-off of
-    /// an item checked off already): one that did not is not part of a change.
+    /// Whether it changed the item as the user sees it (`userView`): an edit of nothing, a check-off of an item
+    /// checked off already, does not, and is not part of a change.
     var changesItem: Bool {
-        guard var before, let after else { return before != nil || after != nil }
-        before.item.updatedAt = after.item.updatedAt
-        return before != after
+        before?.listID != after?.listID || before.map { Self.userView($0.item) } != after.map { Self.userView($0.item) }
     }
 
-    /// Whether the item is where the step left it: there (in the same list) or gone as the step left it. What else
-    /// could have changed it since is a change of the user's, which the history says (`ChangesSince`), or what its
-    /// reminder did, which an undo keeps; a list removal, which is not a change an undo takes back, is seen here.
+    /// Whether the item is as the step left it, as the user sees it, and in the same list (or gone, as it left it).
+    /// A change of the user's since is the history's to say (`ChangesSince`); this sees what changed it without one:
+    /// a list removal, a batch cut short by a stop, whose part applied was not reported.
     func isAsLeft(_ current: UndoStep.Placed?) -> Bool {
-        after?.listID == current?.listID
+        guard let left = after, let current else { return after == nil && current == nil }
+        var view = Self.userView(left.item)
+        // A snooze spent since: a fire, or an undo at a later instant, clears it.
+        if current.item.snoozedUntil == nil { view.snoozedUntil = nil }
+        return left.listID == current.listID && view == Self.userView(current.item)
+    }
+
+    /// An item as the user sees it: without when it was last changed, and without what its reminder did (the last
+    /// fire, the warnings sent, a series moved on to its next occurrence).
+    static func userView(_ item: ChecklistItem) -> ChecklistItem {
+        var view = item
+        view.updatedAt = .distantPast
+        view.lastFiredAt = nil
+        view.warnedThrough = nil
+        if view.repeatRule != nil { view.dueDate = nil }
+        return view
     }
 }
 

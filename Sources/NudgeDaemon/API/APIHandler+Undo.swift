@@ -35,6 +35,9 @@ extension APIHandler {
         }
         let (event, seenThrough): (ReminderEvent, Int)
         if let requested = body.event {
+            guard requested >= 1 else {
+                throw APIFailure.badRequest(.invalidBody, "event \(requested) is not an event ID; IDs start at 1")
+            }
             (event, seenThrough) = try await change(requested)
         } else {
             let (changes, latest) = try await recentChanges(1)
