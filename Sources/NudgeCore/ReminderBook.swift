@@ -434,8 +434,8 @@ public struct ReminderBook: Sendable {
 
     /// Takes back what `step` did: each item it touched is put back as it was before, with its ID (one it added is
     /// removed), its reminder replaced or cancelled as an edit's would be (`makeRestoreItem`); what the reminder
-    /// handled meanwhile stays handled. Refused, changing nothing, if they cannot all come back (`whyNotRestorable`). The step
-    /// that takes this undo back in turn comes with the outcome.
+    /// handled meanwhile stays handled. Refused, changing nothing, if they cannot all come back (`whyNotRestorable`).
+    /// The step that takes this undo back in turn comes with the outcome.
     mutating func undo(_ step: UndoStep) throws(ModelError) -> (redo: UndoStep, outcome: Outcome) {
         if let error = library.whyNotRestorable(step) { throw error }
         let (outcome, redo) = try recordingUndo { (book: inout ReminderBook) throws(ModelError) -> Outcome in

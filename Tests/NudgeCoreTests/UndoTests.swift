@@ -102,8 +102,9 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     }
 
     /// The same through the events, as `nudge undo EVENT` takes changes back one after another, newest first, with
-    /// the clock moving and reminders firing between the changes (32 random sequences): each change is undoable when its turn comes (the
-    /// later ones, and their undos, cancel out), and at the end the lists are as they were, IDs included.
+    /// the clock moving and reminders firing between the changes (32 random sequences): each change is undoable when
+    /// its turn comes (the later ones, and their undos, cancel out), and at the end the lists are as they were, IDs
+    /// included.
     @Test(arguments: Array(11...42) as [UInt64])
     func changesTakenBackOneAfterAnotherThroughTheirEventsGiveTheItemsBack(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
