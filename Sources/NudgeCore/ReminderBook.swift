@@ -398,15 +398,17 @@ public struct ReminderBook: Sendable {
                     ? "item \(touch.itemID) is gone since, with its list" : "item \(touch.itemID) changed since"
             )
         }
-        if case let error? = library.whyNotRestorable(step) {
-            throw error.code == .unknownList
-                ? .notUndoable(event.id, because: "a list an item of it was in is gone (\(error.description))") : error
-        }
-        // Checked above, so nothing below throws: a step of several items is put back one item at a time, in place (a
-        // copy of the book would copy the lists' items at the first write).
+        // `undo` checks whether the items can all come back (`whyNotRestorable`) before it changes anything, then
+        // puts them back one at a time, in place (a copy of the book would copy the lists' items at the first write).
         // Every item put back is in the undo, even one its reminder left as the change found it (a snooze spent):
         // the undo and the change cancel out for the changes before it (`ChangesSince`).
-        var (redo, outcome) = try undo(step)
+        let redo: UndoStep
+        var outcome: Outcome
+        do {
+            (redo, outcome) = try undo(step)
+        } catch  where error.code == .unknownList {
+            throw .notUndoable(event.id, because: "a list an item of it was in is gone (\(error.description))")
+        }
         var done = Outcome()
         done.events = [
             ReminderEvent(
