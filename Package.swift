@@ -36,7 +36,9 @@ let package = Package(
         // Model, ID allocation, the replacement scheduler, events, time input, iCalendar. No I/O.
         .target(
             name: "NudgeCore",
-            dependencies: ["NudgeCalendar", .product(name: "HeapModule", package: "swift-collections")]
+            dependencies: [
+                "NudgeCalendar", "NudgeRecurrence", .product(name: "HeapModule", package: "swift-collections"),
+            ]
         ),
         // The one place that talks to the system: system calls with typed errors, threads, Unix socket addresses,
         // a clock that sleeps on NIO's event loops.

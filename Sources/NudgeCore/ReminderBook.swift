@@ -657,7 +657,14 @@ public struct ReminderBook: Sendable {
                 }
             }
             let passed = task.dueDate.map { due in item.completedThrough.map { due <= $0 } ?? false } ?? true
-            if item.repeatRule != rule
+            // A recurrence comes back counted from the occurrence it was due at when exported.
+            func parsed(_ text: String) -> RepeatRule? { try? RepeatRule(text, localZone: timeZone, zones: zones) }
+            let sameRule =
+                item.repeatRule == rule
+                || item.repeatRule.flatMap(parsed).flatMap { held in
+                    parsed(rule).map { held.isSameSeries(as: $0, in: timeZone) }
+                } ?? false
+            if !sameRule
                 || (!passed && !sameSecond(series(from: item.dueDate), series(from: task.dueDate)))
             {
                 (edit.repeatRule, edit.dueDate, changed) = (rule, task.dueDate, true)

@@ -25,6 +25,30 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
             + digits(second, 2)
     }
 
+    /// Reads `20270105T090000`, as `description` writes it; nil for any other shape, or a date or time the
+    /// calendar does not have (30 February, 24:00).
+    public init?(_ text: some StringProtocol) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 15, utf8[8] == UInt8(ascii: "T"),
+            utf8.enumerated().allSatisfy({ $0.offset == 8 || (48...57).contains($0.element) })
+        else { return nil }
+        let digits = utf8.filter { $0 != UInt8(ascii: "T") }.map { Int($0) - 48 }
+        func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
+        self.init(
+            year: number(0..<4),
+            month: number(4..<6),
+            day: number(6..<8),
+            hour: number(8..<10),
+            minute: number(10..<12),
+            second: number(12..<14)
+        )
+        let days = CivilCalendar.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))
+        let civil = CivilCalendar.date(daysSinceEpoch: days)
+        guard (1...12).contains(month), civil.year == Int64(year), civil.month == Int64(month), civil.day == Int64(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+    }
+
     fileprivate var icalTime: icaltimetype {
         var time = icaltime_null_time()
         (time.year, time.month, time.day) = (Int32(year), Int32(month), Int32(day))
@@ -79,6 +103,16 @@ public struct RecurrenceRule: Sendable, Hashable {
                 reason: "nudge's engine (libical 3.0) cannot repeat by \(misread) exactly; write the rule without it"
             )
         }
+        // A value named twice in a BY part (BYDAY=FR,FR) means it once, but libical 3.0 then stops after a few
+        // periods: it is given each once.
+        parts = parts.map { part in
+            guard part.uppercased().hasPrefix("BY"), let equals = part.firstIndex(of: "=") else { return part }
+            var seen = Set<String>()
+            let values = part[part.index(after: equals)...].split(separator: ",").filter {
+                seen.insert($0.uppercased()).inserted
+            }
+            return part[...equals] + values.joined(separator: ",")
+        }
         let names = Set(parts.map { $0.split(separator: "=").first.map { $0.uppercased() } ?? "" })
         // libical 3.0 keeps a yearly rule's days of the month to DTSTART's month, where RFC 5545 (and dateutil) take
         // every month's: said the way libical reads right, every month named.
@@ -123,26 +157,79 @@ public struct RecurrenceRule: Sendable, Hashable {
         return nil
     }
 
-    /// The first `limit` instants (seconds since the epoch) after `after` of the rule's occurrences from `start`
-    /// (its DTSTART, which the rule should match: RFC 5545 leaves a start it does not match undefined), each wall
-    /// time placed in time by `place`, in order and each once.
-    public func occurrences(start: WallTime, after: Int64, limit: Int, placing place: (WallTime) -> Int64) -> [Int64] {
+    /// An occurrence: the wall time libical gives, and the instant (seconds since the epoch) the caller placed it at.
+    public struct Occurrence: Sendable, Hashable {
+        public let wall: WallTime
+        public let instant: Int64
+    }
+
+    /// The first `limit` occurrences after `after` and at or before `through` of the rule from `start` (its
+    /// DTSTART, which the rule should match: RFC 5545 leaves a start it does not match undefined), each wall time
+    /// placed in time by `place`, in order and each instant once.
+    public func occurrences(
+        start: WallTime,
+        after: Int64,
+        through: Int64 = .max,
+        limit: Int,
+        placing place: (WallTime) -> Int64
+    ) -> [Occurrence] {
         // From the start every time: libical's icalrecur_iterator_set_start loses an INTERVAL's step.
         guard limit > 0, let iterator = icalrecur_iterator_new(icalrecurrencetype_from_string(iterated), start.icalTime)
         else { return [] }
         defer { icalrecur_iterator_free(iterator) }
-        var found: [Int64] = []
+        var found: [Occurrence] = []
+        var last: Int64?
         for _ in 0..<Self.maximumSteps {
             let next = icalrecur_iterator_next(iterator)
             guard icaltime_is_null_time(next) == 0 else { break }
-            let instant = place(WallTime(next))
+            let wall = WallTime(next)
+            let instant = place(wall)
             if let until, instant > until { break }
+            if instant > through { break }
             // A wall time a DST change skips lands where the next one does: each instant once.
-            guard instant > after, instant != found.last else { continue }
-            found.append(instant)
+            guard instant != last else { continue }
+            last = instant
+            guard instant > after else { continue }
+            found.append(Occurrence(wall: wall, instant: instant))
             if found.count == limit { break }
         }
         return found
+    }
+}
+
+extension RecurrenceRule {
+    /// How many wall times libical gives from `start` before `wall` (COUNT counts them, whatever zone places them),
+    /// or nil if it gives none at `wall` within `maximumSteps`: `wall` is not one of them.
+    public func stepsBefore(_ wall: WallTime, start: WallTime) -> Int? {
+        guard let iterator = icalrecur_iterator_new(icalrecurrencetype_from_string(iterated), start.icalTime) else {
+            return nil
+        }
+        defer { icalrecur_iterator_free(iterator) }
+        for steps in 0..<Self.maximumSteps {
+            let next = icalrecur_iterator_next(iterator)
+            guard icaltime_is_null_time(next) == 0 else { return nil }
+            let found = WallTime(next)
+            if found == wall { return steps }
+            if found > wall { return nil }
+        }
+        return nil
+    }
+
+    /// The rule's value with its COUNT replaced by `count` (and its parts otherwise as given).
+    public func withCount(_ count: Int) -> String {
+        text.split(separator: ";").map { $0.uppercased().hasPrefix("COUNT=") ? "COUNT=\(count)" : String($0) }
+            .joined(separator: ";")
+    }
+
+    /// The rule's COUNT, if it has one.
+    public var count: Int? {
+        text.split(separator: ";").first { $0.uppercased().hasPrefix("COUNT=") }.flatMap { Int($0.dropFirst(6)) }
+    }
+
+    /// Its frequency, upper-cased: `WEEKLY`.
+    public var frequency: String {
+        text.split(separator: ";").first { $0.uppercased().hasPrefix("FREQ=") }.map { $0.dropFirst(5).uppercased() }
+            ?? ""
     }
 }
 

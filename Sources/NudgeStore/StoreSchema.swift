@@ -47,6 +47,11 @@ public enum StoreSchema {
             change: "events may be changes of the user's (changed, undone), which keep what they did to their items "
                 + "(undo) in the change log and the history"
         ),
+        Format(
+            version: 11,
+            change: "an item's repeat may be an RFC 5545 recurrence (DTSTART:… RRULE:…), which an older nudged "
+                + "would read as no repeat"
+        ),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version

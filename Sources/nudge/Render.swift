@@ -82,7 +82,7 @@ enum Render {
     /// day's digest brings.
     private static func itemRow(_ item: Components.Schemas.Item, look: Look) -> [Cell] {
         let overdue = isOverdue(item, look: look)
-        let repeats = item._repeat ?? repeatAfterText(item).map { "\($0) after done" }
+        let repeats = item._repeat.map(ruleSummary) ?? repeatAfterText(item).map { "\($0) after done" }
         var notes: [(text: String, style: Terminal.Style)] = [(repeats.map { "↻ \($0)" } ?? "", .cyan)]
         switch item.priority {
         case .high: notes.append(("!high", .red))
@@ -107,6 +107,14 @@ enum Render {
             ),
             Cell(parts: notes),
         ]
+    }
+
+    /// A repeat rule for a line: a recurrence without its DTSTART, which the due date beside it makes plain
+    /// (`RRULE:FREQ=WEEKLY;INTERVAL=2`); an expression as it is. `nudge show` gives the whole.
+    static func ruleSummary(_ rule: String) -> String {
+        guard Recurrence.isRecurrence(rule) else { return rule }
+        return rule.split(whereSeparator: \.isWhitespace).filter { !$0.uppercased().hasPrefix("DTSTART") }
+            .joined(separator: " ")
     }
 
     /// How long after a check-off the item is due again (`2w`, `36h`, `1d 12h`), if it repeats after completion.

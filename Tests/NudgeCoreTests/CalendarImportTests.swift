@@ -547,13 +547,15 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
                 + "RRULE:BYDAY=MO;BYSECOND=0;FREQ=WEEKLY;BYMINUTE=0;BYHOUR=18\r\n"
                 + "X-NUDGE-ONCALENDAR:Mon *-*-* 18:00:00\r\nEND:VTODO\r\n"
         ).tasks
-        #expect(read.map(\.repeatRule) == ["Mon,Wed *-*-* 18:00:00", "Mon *-*-* 18:00:00"])
+        // The occurrence taken out is kept: the rule is kept as the recurrence it is.
         #expect(
-            read[0].notes == [
-                "EXDATE left out: a repeat rule has no added or excluded occurrences",
-                "its RRULE is not the one X-NUDGE-ONCALENDAR was written with: the RRULE is used",
+            read.map(\.repeatRule) == [
+                "DTSTART:20270118T180000 RRULE:BYDAY=MO,WE;FREQ=WEEKLY;BYHOUR=18;BYMINUTE=0;BYSECOND=0 "
+                    + "EXDATE:20270125T180000",
+                "Mon *-*-* 18:00:00",
             ]
         )
+        #expect(read[0].notes == ["its RRULE is not the one X-NUDGE-ONCALENDAR was written with: the RRULE is used"])
         #expect(read[1].notes.isEmpty, "the same rule, its parts in another order: \(read[1].notes)")
     }
 

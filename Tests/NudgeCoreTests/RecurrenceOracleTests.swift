@@ -28,24 +28,7 @@ import Testing
         let recurringIcalEvents: [String]?
     }
 
-    static func wallTime(_ text: String) -> WallTime {
-        let digits = Array(text.utf8).filter { $0 != UInt8(ascii: "T") }.map { Int($0) - 48 }
-        func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
-        return WallTime(
-            year: number(0..<4),
-            month: number(4..<6),
-            day: number(6..<8),
-            hour: number(8..<10),
-            minute: number(10..<12),
-            second: number(12..<14)
-        )
-    }
-
-    /// Seconds since the epoch of a wall time read as UTC.
-    static func wallSeconds(_ time: WallTime) -> Int {
-        LocalTime.days(year: time.year, month: time.month, day: time.day) * 86_400 + time.hour * 3600 + time.minute * 60
-            + time.second
-    }
+    static func wallTime(_ text: String) throws -> WallTime { try #require(WallTime(text)) }
 
     /// `2026-09-14T09:30:00Z`, as rrule_oracle.py writes instants.
     static func utcText(_ seconds: Int) -> String {
@@ -56,22 +39,18 @@ import Testing
         return "\(year)-\(two(month))-\(two(day))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))Z"
     }
 
-    /// nudge's occurrences: libical's wall times, each placed in the zone, EXDATEs out and RDATEs in, after `after`.
+    /// nudge's occurrences (`Recurrence`, as an item's repeat evaluates them): libical's wall times, each placed
+    /// in the zone, EXDATEs out and RDATEs in, after `after`.
     static func ours(_ test: Case) throws -> [String] {
-        let rule = try RecurrenceRule(test.rule)
-        let local = LocalTime(timeZone: try #require(TimeZone(identifier: test.zone)))
-        let after = Int64(try #require(try? Date(test.after, strategy: .iso8601)).timeIntervalSince1970)
-        func place(_ wall: WallTime) -> Int64 { Int64(local.calendarInstant(forWall: wallSeconds(wall))) }
-        let excluded = Set(test.exdates.map { place(wallTime($0)) })
-        // Enough to have ten left once the exceptions are out.
-        let occurrences = rule.occurrences(
-            start: wallTime(test.start),
-            after: after,
-            limit: 10 + excluded.count,
-            placing: place
+        let recurrence = Recurrence(
+            rule: try RecurrenceRule(test.rule),
+            start: try wallTime(test.start),
+            zone: .named(test.zone),
+            exceptions: try test.exdates.map(wallTime),
+            additions: try test.rdates.map(wallTime)
         )
-        let instants = Set(occurrences).subtracting(excluded).union(test.rdates.map { place(wallTime($0)) })
-        return instants.filter { $0 > after }.sorted().prefix(10).map { utcText(Int($0)) }
+        let after = try #require(try? Date(test.after, strategy: .iso8601))
+        return recurrence.occurrences(after: after, limit: 10, in: .gmt).map { utcText(Int($0.timeIntervalSince1970)) }
     }
 
     @Test func libicalAgreesWithDateutilAndRecurringIcalEvents() async throws {

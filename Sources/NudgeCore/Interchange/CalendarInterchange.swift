@@ -1,5 +1,6 @@
 import Foundation
 import NudgeCalendar
+import NudgeRecurrence
 
 /// Items as iCalendar tasks (RFC 5545 VTODO) and back, for `nudge export` and `nudge import`.
 ///
@@ -82,13 +83,18 @@ public enum CalendarInterchange {
         ]
         // An item checked off before nudge kept the moment has only its last change to say.
         if item.checked { lines.append("COMPLETED:" + utc(item.completedAt ?? item.updatedAt)) }
-        let spec = item.repeatRule.flatMap { try? CalendarSpec(parsing: $0, localZone: timeZone, zones: zones) }
+        let repeatRule = item.repeatRule.flatMap { try? RepeatRule($0, localZone: timeZone, zones: zones) }
         var zone: (name: String, from: Date)?
         if let due = item.dueDate {
             // The rule's wall times: floating (the reader's local time, as an expression without a zone means), UTC,
             // or in the zone the expression names, which the document then describes in a VTIMEZONE.
             var start: String?
-            if let spec, let (rule, wallZone) = RecurrenceRuleMapping.recurrenceRule(for: spec) {
+            if let recurrence = repeatRule?.recurrence {
+                let (own, itsZone) = recurrenceLines(recurrence, dueAt: due, timeZone: timeZone)
+                (lines, zone, start) = (lines + own, itsZone, "")
+            } else if let spec = repeatRule?.spec,
+                let (rule, wallZone) = RecurrenceRuleMapping.recurrenceRule(for: spec)
+            {
                 switch wallZone {
                 case .utc: start = ":" + utc(due)
                 case .floating: start = ":" + wallTime(due, in: timeZone)
@@ -106,7 +112,10 @@ public enum CalendarInterchange {
                 lines.append("DUE:" + utc(due))
             }
         }
-        if let rule = item.repeatRule { lines.append("X-NUDGE-ONCALENDAR:" + ICalendarText.escaped(rule)) }
+        // A recurrence is all in its standard lines; an expression is said exactly only here.
+        if let rule = item.repeatRule, repeatRule?.recurrence == nil {
+            lines.append("X-NUDGE-ONCALENDAR:" + ICalendarText.escaped(rule))
+        }
         // Other programs see a one-off task; checked off there and read back, it comes round again here.
         if let length = item.repeatAfter { lines.append("X-NUDGE-REPEAT-AFTER:" + DurationText.iso8601(length)) }
         // Warnings come with the reminder: without it they never fire.
@@ -127,6 +136,24 @@ public enum CalendarInterchange {
         }
         lines.append("END:VTODO")
         return (lines, zone)
+    }
+
+    /// A recurrence's lines: DTSTART and DUE at the occurrence due now (`Recurrence.startingAt`: other programs
+    /// take DTSTART for the first due date), RRULE, EXDATE and RDATE; and the zone they name, if any, from that start.
+    private static func recurrenceLines(
+        _ recurrence: Recurrence,
+        dueAt due: Date,
+        timeZone: TimeZone
+    ) -> (lines: [String], zone: (name: String, from: Date)?) {
+        // An addition (RDATE) the rule does not give cannot be a start: the series is then written from its own.
+        let series = recurrence.startingAt(due, in: timeZone) ?? recurrence
+        let own = series.text.split(separator: " ").map(String.init)
+        let start = own[0].dropFirst("DTSTART".count)
+        var zone: (name: String, from: Date)?
+        if case .named(let name) = series.zone, let first = series.startInstant(in: timeZone) {
+            zone = (name, first)
+        }
+        return ([own[0], "DUE" + start] + own.dropFirst(), zone)
     }
 
     /// Whether `timeZoneComponent` can describe zone `name` from `instant` on, without building the component.
@@ -329,9 +356,6 @@ public enum CalendarInterchange {
                 )
             }
             due = (start.instant + seconds, start.start, start.zone)
-        }
-        for name in ["EXDATE", "RDATE"] where component.property(name) != nil {
-            notes.append("\(name) left out: a repeat rule has no added or excluded occurrences")
         }
         let status = component.property("STATUS")?.value.uppercased()
         let checked =
@@ -613,9 +637,11 @@ public enum CalendarInterchange {
                 let rule = try RepeatRule(own.text, localZone: timeZone, zones: zones)
                 // Another program may have changed the RRULE and kept nudge's property as it was: the RRULE says
                 // what the task is now.
-                let written = RecurrenceRuleMapping.recurrenceRule(for: rule.spec)?.rule
+                let written = rule.spec.flatMap { RecurrenceRuleMapping.recurrenceRule(for: $0)?.rule }
                 if let recurrence, written.map({ !RecurrenceRuleMapping.sameRule($0, recurrence.value) }) ?? true {
                     notes.append("its RRULE is not the one X-NUDGE-ONCALENDAR was written with: the RRULE is used")
+                } else if recurrence != nil, component.property("EXDATE") ?? component.property("RDATE") != nil {
+                    notes.append("it has EXDATE or RDATE, which X-NUDGE-ONCALENDAR cannot say: the RRULE is used")
                 } else {
                     task.repeatRule = rule.expression
                     return
@@ -653,18 +679,81 @@ public enum CalendarInterchange {
                 )
             }
         }
-        let expression: String
-        do {
-            expression = try RecurrenceRuleMapping.expression(for: rule.value, start: anchor.start, zone: anchor.zone)
-        } catch {
-            return notes.append(
-                "imported without repeat: RRULE \(rule.value) has no calendar-expression equivalent (\(error))"
-            )
+        // A rule a calendar expression says exactly stays one, as nudge writes its own; any other, and one with
+        // occurrences taken out or added, is kept as the recurrence it is.
+        let exceptions = component.properties.filter { $0.name == "EXDATE" }
+        let additions = component.properties.filter { $0.name == "RDATE" }
+        if exceptions.isEmpty, additions.isEmpty,
+            let expression = try? RecurrenceRuleMapping.expression(
+                for: rule.value,
+                start: anchor.start,
+                zone: anchor.zone
+            ),
+            let repeatRule = try? RepeatRule(expression, localZone: timeZone, zones: zones)
+        {
+            task.repeatRule = repeatRule.expression
+            return
         }
-        do {
-            task.repeatRule = try RepeatRule(expression, localZone: timeZone, zones: zones).expression
+        do throws(ModelError) {
+            // The rule runs from DUE: an exception or addition, which names a start, moves with it.
+            let shift = anchor.instant.timeIntervalSince(start?.instant ?? anchor.instant)
+            let anchorStart = WallTime(
+                year: anchor.start.year,
+                month: anchor.start.month,
+                day: anchor.start.day,
+                hour: anchor.start.hour,
+                minute: anchor.start.minute,
+                second: anchor.start.second
+            )
+            let anchorZone: TimeZone =
+                switch anchor.zone {
+                case .utc: .gmt
+                case .floating: timeZone
+                case .named(let name): TimeZone(identifier: name) ?? timeZone
+                }
+            func walls(_ properties: [ICalendarProperty]) throws(ModelError) -> [WallTime] {
+                var found: [WallTime] = []
+                for property in properties {
+                    guard (property.parameters["VALUE"]?.uppercased() ?? "DATE-TIME") != "PERIOD" else {
+                        notes.append(
+                            "line \(property.line): \(property.name) of periods left out: nudge repeats instants"
+                        )
+                        continue
+                    }
+                    for value in property.value.split(separator: ",") {
+                        var one = property
+                        one.value = String(value)
+                        if let day = day(of: one) {
+                            // A day: the occurrence that day.
+                            let (year, month, dayOfMonth) = LocalTime.civil(days: day.days)
+                            found.append(
+                                WallTime(
+                                    year: year,
+                                    month: month,
+                                    day: dayOfMonth,
+                                    hour: anchorStart.hour,
+                                    minute: anchorStart.minute,
+                                    second: anchorStart.second
+                                )
+                            )
+                        } else {
+                            let instant = try dateTime(one, timeZone: timeZone, zones: zones, notes: &notes).instant
+                            found.append(Recurrence.wallTime(of: instant + shift, in: anchorZone))
+                        }
+                    }
+                }
+                return found
+            }
+            let recurrence = Recurrence(
+                rule: try Recurrence.rule(rule.value),
+                start: anchorStart,
+                zone: anchor.zone,
+                exceptions: try walls(exceptions),
+                additions: try walls(additions)
+            )
+            task.repeatRule = try RepeatRule(recurrence.text, localZone: timeZone, zones: zones).expression
         } catch {
-            notes.append("imported without repeat: RRULE \(rule.value) became \"\(expression)\": \(error)")
+            notes.append("imported without repeat: \(error.description)")
         }
     }
 }

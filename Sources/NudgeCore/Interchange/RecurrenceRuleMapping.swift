@@ -45,7 +45,7 @@ public enum RecurrenceRuleMapping {
     }
 
     /// Where the wall times of an RRULE's DTSTART are: UTC, a named zone, or floating (the local zone).
-    public enum Zone: Sendable, Equatable {
+    public enum Zone: Sendable, Hashable {
         case utc
         case named(String)
         case floating

@@ -523,11 +523,12 @@ public struct ChecklistLibrary: Sendable, Equatable {
         }
     }
 
-    /// A series' rule in normalized form, and its first occurrence at or after `start` but after `now`.
+    /// A series' rule in normalized form, and its first occurrence at or after `start` but after `now`. A
+    /// recurrence given without its DTSTART starts at `start` (or `now`), to the second.
     static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone, zones: ZoneRulesStore)
         throws(ModelError) -> (rule: String, first: Date)
     {
-        let rule = try RepeatRule(text, localZone: zone, zones: zones)
+        let rule = try RepeatRule(text, localZone: zone, zones: zones, start: start ?? now)
         let first: Date?
         if let start, start > now {
             first = rule.first(atOrAfter: start, in: zone)

@@ -131,6 +131,14 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         ModelError(code: .invalidRepeat, description: error.description)
     }
 
+    /// An RFC 5545 recurrence (`Recurrence`) that cannot be a repeat, and why.
+    public static func invalidRecurrence(_ text: String, _ reason: String) -> ModelError {
+        ModelError(
+            code: .invalidRepeat,
+            description: "cannot repeat by \"\(text)\": \(reason)"
+        )
+    }
+
     /// A repeat-after length that is not a length of time within `RepeatAfter`'s bounds.
     public static func invalidRepeatAfter(_ text: String, _ reason: String) -> ModelError {
         ModelError(

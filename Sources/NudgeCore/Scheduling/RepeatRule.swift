@@ -1,24 +1,41 @@
 import Foundation
 import NudgeCalendar
 
-/// How an item recurs: a systemd calendar expression (systemd.time(7)), and the occurrences it gives.
+/// How an item recurs: a systemd calendar expression (systemd.time(7)), or an RFC 5545 recurrence (`Recurrence`,
+/// `RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU` with its DTSTART), and the occurrences it gives.
 ///
-/// An expression that names a zone (`Mon..Fri 09:00 Europe/Berlin`) is evaluated there; otherwise in the zone the
-/// caller passes, the daemon's.
+/// An expression that names a zone (`Mon..Fri 09:00 Europe/Berlin`), or a recurrence whose start does, is evaluated
+/// there; otherwise in the zone the caller passes, the daemon's.
 public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case calendar(CalendarSpec)
+        case recurrence(Recurrence)
+    }
+
     /// Held by reference: every pending reminder carries an optional rule, and one-shot reminders, the most, should
     /// pay a pointer for it, not a parsed expression.
     private final class Storage: Sendable {
-        let spec: CalendarSpec
-        init(_ spec: CalendarSpec) { self.spec = spec }
+        let kind: Kind
+        init(_ kind: Kind) { self.kind = kind }
     }
 
     private let storage: Storage
-    public var spec: CalendarSpec { storage.spec }
+    public var kind: Kind { storage.kind }
 
-    /// Reads a calendar expression as systemd would, in `localZone` (whose abbreviations systemd accepts), with the
-    /// zone rules of `zones`.
-    public init(_ text: String, localZone: TimeZone, zones: ZoneRulesStore) throws(ModelError) {
+    /// The calendar expression, if it is one.
+    public var spec: CalendarSpec? {
+        if case .calendar(let spec) = kind { spec } else { nil }
+    }
+
+    /// The RFC 5545 recurrence, if it is one.
+    public var recurrence: Recurrence? {
+        if case .recurrence(let recurrence) = kind { recurrence } else { nil }
+    }
+
+    /// Reads a repeat: a recurrence if it starts with RRULE: or DTSTART (`Recurrence.isRecurrence`), starting at
+    /// `start` in `localZone` (floating) if it gives no DTSTART; else a calendar expression, read as systemd would,
+    /// in `localZone` (whose abbreviations systemd accepts), with the zone rules of `zones`.
+    public init(_ text: String, localZone: TimeZone, zones: ZoneRulesStore, start: Date? = nil) throws(ModelError) {
         guard text.utf8.count <= Self.maximumLength else {
             throw .invalidRepeat(
                 CalendarSpecError(
@@ -27,6 +44,11 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
                     reason: "a repeat rule is at most \(Self.maximumLength) bytes, this one is \(text.utf8.count)"
                 )
             )
+        }
+        if Recurrence.isRecurrence(text) {
+            let defaultStart = start.map { Recurrence.wallTime(of: $0, in: localZone) }
+            storage = Storage(.recurrence(try Recurrence(parsing: text, defaultStart: defaultStart)))
+            return
         }
         let spec: CalendarSpec
         do {
@@ -44,7 +66,7 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
                 )
             )
         }
-        storage = Storage(spec)
+        storage = Storage(.calendar(spec))
     }
 
     /// The least time between two occurrences of a rule: each is a decision, an event and a delivery, so a rule that
@@ -75,21 +97,41 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
         return gaps.contains { $0 < floor }
     }
 
-    public static func == (a: RepeatRule, b: RepeatRule) -> Bool { a.spec == b.spec }
-    public func hash(into hasher: inout Hasher) { hasher.combine(spec) }
+    public static func == (a: RepeatRule, b: RepeatRule) -> Bool { a.kind == b.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
-    /// The normalized form, as `systemd-analyze calendar` prints it; what the store and the API hold.
-    public var expression: String { spec.normalized }
+    /// The normalized form, what the store and the API hold: an expression as `systemd-analyze calendar` prints
+    /// it, a recurrence as its lines (`Recurrence.text`).
+    public var expression: String {
+        switch kind {
+        case .calendar(let spec): spec.normalized
+        case .recurrence(let recurrence): recurrence.text
+        }
+    }
+
     public var description: String { expression }
+
+    /// Whether `other` is this rule, or this recurrence counted from a later occurrence of its own as an export
+    /// writes it (`Recurrence.startingAt`): from its start on, the same occurrences.
+    public func isSameSeries(as other: RepeatRule, in zone: TimeZone) -> Bool {
+        guard self != other else { return true }
+        guard let recurrence, let later = other.recurrence, let start = later.startInstant(in: zone) else {
+            return false
+        }
+        return recurrence.startingAt(start, in: zone) == later
+    }
 
     /// The first occurrence strictly after `instant`.
     public func next(after instant: Date, in zone: TimeZone) -> Date? {
-        spec.next(after: instant, in: zone)
+        switch kind {
+        case .calendar(let spec): spec.next(after: instant, in: zone)
+        case .recurrence(let recurrence): recurrence.occurrences(after: instant, limit: 1, in: zone).first
+        }
     }
 
     /// The first occurrence at `instant` or after it.
     public func first(atOrAfter instant: Date, in zone: TimeZone) -> Date? {
-        spec.next(after: instant.addingTimeInterval(-Self.resolution), in: zone)
+        next(after: instant.addingTimeInterval(-Self.resolution), in: zone)
     }
 
     /// Every item carries its rule in the store and in each change: a rule is a line, not a document.
@@ -102,6 +144,16 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
     /// (at least 1: `first`), counting at most `countLimit`. Nil if `first` is after `now`.
     public func passed(from first: Date, upTo now: Date, in zone: TimeZone) -> (latest: Date, count: Int)? {
         guard first <= now else { return nil }
+        if let recurrence {
+            // One pass of libical's from the start, a chunk at a time, rather than one per occurrence.
+            var (latest, count) = (first, 1)
+            while true {
+                let chunk = recurrence.occurrences(after: latest, through: now, limit: 10_000, in: zone)
+                guard let last = chunk.last else { return (latest, count) }
+                (latest, count) = (last, min(count + chunk.count, Self.countLimit))
+            }
+        }
+        guard let spec else { return nil }
         var latest = first
         var count = 1
         while count < Self.countLimit, let next = spec.next(after: latest, in: zone), next <= now {

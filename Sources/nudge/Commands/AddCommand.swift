@@ -4,7 +4,7 @@ import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
 
-/// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE | --repeat-after LENGTH] [--warn LEADS]
+/// `nudge add TEXT [--list NAME] [--due WHEN] [--repeat RULE | --rrule RRULE | --repeat-after LENGTH] [--warn LEADS]
 /// [--remind|--no-remind]`: POST /v1/items.
 struct AddCommand: DaemonCommand {
     static let configuration = CommandConfiguration(
@@ -23,6 +23,7 @@ struct AddCommand: DaemonCommand {
               nudge add standup --repeat "Mon..Fri 09:30"
               nudge add "pay rent" --repeat "*-*-01 09:00" --due 2027-01-01
               nudge add "change the water filter" --repeat-after 8w --due sat
+              nudge add "bins out" --rrule "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU" --due "tue 19:00"
 
             \(SharedArguments.whenDiscussion)
 
@@ -54,6 +55,14 @@ struct AddCommand: DaemonCommand {
         help: ArgumentHelp("Repeat by this calendar rule (see below); implies --remind.", valueName: "rule")
     )
     var repeatRule: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Repeat by this RFC 5545 RRULE value instead (see below); implies --remind.",
+            valueName: "rrule"
+        )
+    )
+    var rrule: String?
 
     @Option(
         help: ArgumentHelp(
@@ -95,6 +104,8 @@ struct AddCommand: DaemonCommand {
 
     mutating func validate() throws {
         _ = try SharedArguments.text(text)
+        // --rrule is a repeat rule too, said another way: from here on, one.
+        repeatRule = try SharedArguments.repeatRule(expression: repeatRule, recurrence: rrule)
         if repeatRule != nil, repeatAfter != nil {
             throw ValidationError(
                 "--repeat and --repeat-after are two ways to repeat; give one: a rule repeats on the calendar, a "

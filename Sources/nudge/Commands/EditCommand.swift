@@ -54,6 +54,9 @@ struct EditCommand: DaemonCommand {
     )
     var repeatRule: String?
 
+    @Option(help: ArgumentHelp("Repeat by this RFC 5545 RRULE value instead (see below).", valueName: "rrule"))
+    var rrule: String?
+
     @Option(
         help: ArgumentHelp("Repeat this long after each check-off instead, e.g. 2w.", valueName: "length"),
         transform: RepeatAfter.parse
@@ -104,6 +107,8 @@ struct EditCommand: DaemonCommand {
     @OptionGroup var global: GlobalOptions
 
     mutating func validate() throws {
+        // --rrule is a repeat rule too, said another way: from here on, one.
+        repeatRule = try SharedArguments.repeatRule(expression: repeatRule, recurrence: rrule)
         let setAndCleared = [
             ("due", due != nil, noDue), ("repeat", repeatRule != nil, noRepeat), ("warn", warn != nil, noWarn),
         ]
@@ -119,8 +124,8 @@ struct EditCommand: DaemonCommand {
             && repeatAfter == nil && priority == nil && catchUp == nil && warn == nil && !noWarn
         {
             throw ValidationError(
-                "nothing to change: give --text, --due, --no-due, --repeat, --repeat-after, --no-repeat, --priority, "
-                    + "--catch-up, --warn, --no-warn, --remind, --no-remind or --list"
+                "nothing to change: give --text, --due, --no-due, --repeat, --rrule, --repeat-after, --no-repeat, "
+                    + "--priority, --catch-up, --warn, --no-warn, --remind, --no-remind or --list"
             )
         }
         if let text, text.allSatisfy(\.isWhitespace) {

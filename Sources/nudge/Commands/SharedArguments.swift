@@ -13,11 +13,35 @@ enum SharedArguments {
         reminder fires for it (nudge says so).
         """
 
+    /// An `--rrule` value as the repeat the API takes: an RRULE value becomes an `RRULE:` line, which nudged counts
+    /// from the due date; a whole recurrence (lines from RRULE: or DTSTART) is passed as it is.
+    static func recurrence(_ value: String) -> String {
+        Recurrence.isRecurrence(value) ? value : "RRULE:" + value
+    }
+
+    /// `--repeat` or `--rrule`, whichever was given, as the API's repeat; both given is refused.
+    static func repeatRule(expression: String?, recurrence: String?) throws -> String? {
+        if expression != nil, recurrence != nil {
+            throw ValidationError(
+                "--repeat and --rrule are two ways to say a repeat rule; give one: --repeat takes a calendar "
+                    + "expression, --rrule an RFC 5545 RRULE value"
+            )
+        }
+        return expression ?? recurrence.map(Self.recurrence)
+    }
+
     static let repeatDiscussion = """
         RULE is a systemd calendar expression (systemd.time(7)), the language of OnCalendar=: "Mon..Fri 09:30", \
         daily, weekly, "*-*~1 18:00" (the last day of each month), "Sat,Sun 10:00", "*-*-* 9..17:00" (hourly in \
         working hours), "Mon 09:00 Europe/Berlin". Try one with 'nudge calendar RULE'. The item is due at the \
         rule's next occurrence; each fire schedules the one after. Occurrences must be at least a second apart.
+
+        --rrule VALUE repeats by an RFC 5545 recurrence rule instead, as calendar programs write them, for what a \
+        calendar expression cannot say: every other week, the first Monday, ten times, until a date. \
+        "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "FREQ=MONTHLY;BYDAY=1MO", "FREQ=DAILY;COUNT=10". The series is counted \
+        from --due (or now), in nudged's zone, and libical evaluates it; at most hourly (a calendar expression \
+        repeats more often). A whole recurrence works too: "DTSTART;TZID=Europe/Berlin:20270105T090000 \
+        RRULE:FREQ=WEEKLY;INTERVAL=2 EXDATE;TZID=Europe/Berlin:20270119T090000". Not with --repeat.
 
         --repeat-after LENGTH repeats after completion instead, for what comes round some time after it was last \
         done (a haircut, a filter): checking the item off leaves it open and due again LENGTH after the moment \
