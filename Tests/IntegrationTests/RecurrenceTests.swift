@@ -214,4 +214,74 @@ import Testing
             #expect(final?["pendingDue"] == nil)
         }
     }
+    /// The first `count` occurrences of an RRULE from a DTSTART in `zone`, as python-dateutil gives them (UTC).
+    static func dateutilOccurrences(_ rule: String, start: String, zone: String, count: Int) async throws -> [Date] {
+        let script = """
+            import sys
+            from datetime import datetime, timezone
+            from zoneinfo import ZoneInfo
+            from dateutil.rrule import rrulestr
+            start = datetime.strptime(sys.argv[2], '%Y%m%dT%H%M%S').replace(tzinfo=ZoneInfo(sys.argv[3]))
+            rule = rrulestr(sys.argv[1], dtstart=start)
+            for found, _ in zip(rule, range(int(sys.argv[4]))):
+                print(found.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'))
+            """
+        let result = try await run(CalendarFileTests.python, ["-c", script, rule, start, zone, String(count)])
+        guard result.status == 0 else { throw Failure("dateutil: \(result)") }
+        return result.stdout.split(separator: "\n").compactMap { date(String($0)) }
+    }
+
+    /// `nudge add --rrule` end to end, on nudged in Berlin: a fortnightly rule with a COUNT fires at the instants
+    /// python-dateutil gives, across both DST changes, and then no more; `ls` shows the rule; an export says where
+    /// the series stands and reads back unchanged; a rule that cannot repeat is refused, saying why.
+    @Test func anRRuleFiresAtTheInstantsDateutilGivesAndRoundTripsThroughAFile() async throws {
+        let start = TestClock.epoch  // 2027-01-01T00:00:00Z
+        let rule = "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;COUNT=20"
+        try await Self.withDaemon(zone: "Europe/Berlin", start: start) { sandbox, client in
+            // Tue 5 January, 19:00 in Berlin.
+            let added = try await sandbox.nudge("add", "bins out", "--rrule", rule, "--due", "2027-01-05T18:00:00Z")
+            #expect(added.status == 0, "\(added)")
+            let listed = try await sandbox.nudge("ls")
+            #expect(listed.stdout.contains("↻ RRULE:\(rule)  ⏰"), "\(listed)")
+            let shown = try await sandbox.nudge("show", "1")
+            #expect(shown.stdout.contains("DTSTART:20270105T190000 RRULE:\(rule)"), "\(shown)")
+
+            // Halfway: an export reads back unchanged.
+            _ = try await client.ok("POST", "/v1/clock", ["to": "2027-06-01T00:00:00Z"])
+            let exported = try await sandbox.nudge("export")
+            #expect(exported.status == 0, "\(exported)")
+            let text = exported.stdout
+            let file = sandbox.path + "/bins.ics"
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            // 8 June, the 12th occurrence, is due: 9 are left, it among them.
+            #expect(
+                text.contains(
+                    "DTSTART:20270608T190000\r\nDUE:20270608T190000\r\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;COUNT=9"
+                ),
+                "\(text)"
+            )
+            let imported = try await sandbox.nudge("import", file)
+            #expect(imported.stdout.contains("0 created, 0 updated, 1 unchanged"), "\(imported)")
+
+            _ = try await client.ok("POST", "/v1/clock", ["to": "2028-01-01T00:00:00Z"])
+            let events = try await client.history().events
+            let fired = events.filter { $0["kind"] as? String == "fired" }.compactMap { date($0["due"]) }
+            let expected = try await Self.dateutilOccurrences(
+                rule,
+                start: "20270105T190000",
+                zone: "Europe/Berlin",
+                count: 30
+            )
+            #expect(expected.count == 20)
+            #expect(fired == expected)
+            // Winter and summer: 18:00 UTC in January, 17:00 UTC in June.
+            #expect(fired.first.map(iso) == "2027-01-05T18:00:00Z" && fired[11] == date("2027-06-08T17:00:00Z"))
+            let pending = try await sandbox.nudge("pending", "--json")
+            #expect(pending.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(pending)")
+
+            let refused = try await sandbox.nudge("add", "often", "--rrule", "FREQ=MINUTELY;INTERVAL=5")
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.stderr.contains("at most hourly"), "\(refused)")
+        }
+    }
 }
