@@ -66,6 +66,21 @@ private let zones = ZoneRulesStore()
         #expect(own.dueDate == Date(timeIntervalSince1970: 1_800_100_800))
     }
 
+    @Test func aDueDateTheRuleDoesNotMatchIsNoOccurrence() throws {
+        var (book, _) = book()
+        // Monday 18 January at 19:00, for a rule of Tuesdays: the series starts the next day.
+        let (item, _) = try book.addItem(
+            NewItem(
+                text: "t",
+                listID: 1,
+                dueDate: tuesday - day,
+                shouldRemind: true,
+                repeatRule: "RRULE:FREQ=WEEKLY;BYDAY=TU"
+            )
+        )
+        #expect(item.dueDate == tuesday)
+    }
+
     @Test func aSeriesWithACountEndsAndItsLastCheckOffChecksTheItemOff() throws {
         var (book, clock) = book()
         _ = try book.addItem(
