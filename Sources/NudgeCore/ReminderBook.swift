@@ -662,7 +662,7 @@ public struct ReminderBook: Sendable {
             let sameRule =
                 item.repeatRule == rule
                 || item.repeatRule.flatMap(parsed).flatMap { held in
-                    parsed(rule).map { held.isSameSeries(as: $0, in: timeZone) }
+                    parsed(rule).map { held.isSameSeries(as: $0, in: timeZone, zones: zones) }
                 } ?? false
             if !sameRule
                 || (!passed && !sameSecond(series(from: item.dueDate), series(from: task.dueDate)))

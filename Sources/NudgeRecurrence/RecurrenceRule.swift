@@ -49,6 +49,12 @@ public struct WallTime: Sendable, Hashable, Comparable, CustomStringConvertible 
         else { return nil }
     }
 
+    /// Seconds since the epoch of this wall time counted as if it were UTC.
+    public var secondsAsUTC: Int64 {
+        CivilCalendar.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day)) * 86_400
+            + Int64(hour * 3600 + minute * 60 + second)
+    }
+
     fileprivate var icalTime: icaltimetype {
         var time = icaltime_null_time()
         (time.year, time.month, time.day) = (Int32(year), Int32(month), Int32(day))
@@ -93,14 +99,19 @@ public struct RecurrenceRule: Sendable, Hashable {
         icalerror_clear_errno()
         let rule = icalrecurrencetype_from_string(text)
         guard rule.freq != ICAL_NO_RECURRENCE, icalerrno_return().pointee == ICAL_NO_ERROR else {
-            throw RecurrenceRuleError(rule: text, reason: "libical cannot read it as an RRULE value (RFC 5545 §3.3.10)")
+            throw RecurrenceRuleError(
+                rule: text,
+                reason:
+                    "libical cannot read \(Self.unreadPart(of: text).map { "\"\($0)\" in it" } ?? "it") as an RRULE "
+                    + "value (RFC 5545 §3.3.10)"
+            )
         }
         self.text = text
         var parts = text.split(separator: ";")
         if let misread = Self.misreadParts(text) {
             throw RecurrenceRuleError(
                 rule: text,
-                reason: "nudge's engine (libical 3.0) cannot repeat by \(misread) exactly; write the rule without it"
+                reason: "nudge's engine (libical 3.0) cannot repeat by \(misread.part) exactly; \(misread.instead)"
             )
         }
         // A value named twice in a BY part (BYDAY=FR,FR) means it once, but libical 3.0 then stops after a few
@@ -135,24 +146,60 @@ public struct RecurrenceRule: Sendable, Hashable {
         iterated = parts.joined(separator: ";")
     }
 
+    /// The first part of `text` libical cannot read on its own (with a FREQ before it), or nil.
+    private static func unreadPart(of text: String) -> Substring? {
+        text.split(separator: ";").first { part in
+            icalerror_clear_errno()
+            let read = icalrecurrencetype_from_string(
+                part.uppercased().hasPrefix("FREQ=") ? String(part) : "FREQ=DAILY;\(part)"
+            )
+            return read.freq == ICAL_NO_RECURRENCE || icalerrno_return().pointee != ICAL_NO_ERROR
+        }
+    }
+
     /// What of `rule` libical 3.0 evaluates otherwise than RFC 5545 and python-dateutil (found by
-    /// RecurrenceOracleTests), in words, or nil: week numbers (BYWEEKNO); days of the year with days or months
-    /// (BYYEARDAY with BYMONTHDAY or BYMONTH), of which it finds none; and a week start other than Monday (WKST)
-    /// where it matters, a weekly rule skipping weeks on several weekdays, which it ignores.
-    public static func misreadParts(_ rule: String) -> String? {
+    /// RecurrenceOracleTests and by review), in words, with what to write instead; or nil. Week numbers (BYWEEKNO);
+    /// days of the year with days or months (BYYEARDAY with BYMONTHDAY or BYMONTH), of which it finds none; a week
+    /// start other than Monday (WKST) where it matters, a weekly rule skipping weeks on several weekdays, which it
+    /// ignores; hours on an hourly rule (BYHOUR with FREQ=HOURLY), where it loses INTERVAL and may give the start
+    /// twice; days counted from a month's end on a daily or hourly rule (a negative BYMONTHDAY), which it drops; and
+    /// days of the month on a weekly rule, which RFC 5545 forbids and on which its iterator gives nothing.
+    public static func misreadParts(_ rule: String) -> (part: String, instead: String)? {
         var parts: [String: String] = [:]
         for part in rule.uppercased().split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1)
             parts[String(pair[0])] = pair.count == 2 ? String(pair[1]) : ""
         }
-        if parts["BYWEEKNO"] != nil { return "week number (BYWEEKNO)" }
+        let frequency = parts["FREQ"] ?? ""
+        if parts["BYWEEKNO"] != nil { return ("week number (BYWEEKNO)", "write the rule without it") }
         if parts["BYYEARDAY"] != nil, parts["BYMONTHDAY"] != nil || parts["BYMONTH"] != nil {
-            return "day of the year with months or days of the month (BYYEARDAY with BYMONTH or BYMONTHDAY)"
+            return (
+                "day of the year with months or days of the month (BYYEARDAY with BYMONTH or BYMONTHDAY)",
+                "give the days one way"
+            )
         }
-        if parts["FREQ"] == "WEEKLY", let interval = parts["INTERVAL"].flatMap({ Int($0) }), interval > 1,
+        if frequency == "WEEKLY", let interval = parts["INTERVAL"].flatMap({ Int($0) }), interval > 1,
             let week = parts["WKST"], week != "MO", (parts["BYDAY"]?.split(separator: ",").count ?? 0) > 1
         {
-            return "a week starting on another day than Monday (WKST=\(week)) with INTERVAL and several BYDAY days"
+            return (
+                "a week starting on another day than Monday (WKST=\(week)) with INTERVAL and several BYDAY days",
+                "write the rule without WKST"
+            )
+        }
+        if ["HOURLY", "MINUTELY", "SECONDLY"].contains(frequency), parts["BYHOUR"] != nil {
+            return ("hours (BYHOUR) on an FREQ=\(frequency) rule", "say it as FREQ=DAILY with BYHOUR")
+        }
+        if ["DAILY", "HOURLY", "MINUTELY", "SECONDLY"].contains(frequency),
+            parts["BYMONTHDAY"]?.contains("-") == true
+        {
+            let days = parts["BYMONTHDAY"] ?? ""
+            return (
+                "days counted from the month's end (BYMONTHDAY=\(days)) on an FREQ=\(frequency) rule",
+                "say it as FREQ=MONTHLY with BYMONTHDAY"
+            )
+        }
+        if frequency == "WEEKLY", parts["BYMONTHDAY"] != nil {
+            return ("days of the month (BYMONTHDAY) on a weekly rule", "RFC 5545 forbids it: give FREQ=MONTHLY")
         }
         return nil
     }
@@ -177,23 +224,30 @@ public struct RecurrenceRule: Sendable, Hashable {
         guard limit > 0, let iterator = icalrecur_iterator_new(icalrecurrencetype_from_string(iterated), start.icalTime)
         else { return [] }
         defer { icalrecur_iterator_free(iterator) }
+        // A wall time is placed within 26 hours of itself (the widest offsets): one that far before `after` is
+        // passed over unplaced, and once one is that far past the bound, none after it can come within it.
+        let slack: Int64 = 26 * 3600
+        var bound = Swift.min(through, until ?? .max)
         var found: [Occurrence] = []
-        var last: Int64?
+        var seen = Set<Int64>()
         for _ in 0..<Self.maximumSteps {
             let next = icalrecur_iterator_next(iterator)
             guard icaltime_is_null_time(next) == 0 else { break }
             let wall = WallTime(next)
+            if bound < .max - slack, wall.secondsAsUTC - slack > bound { break }
+            if wall.secondsAsUTC + slack <= after { continue }
+            // A DST gap can place a later wall time before an earlier one (02:45 at 03:45, 03:00 at 03:00): kept
+            // in order of instants, each once.
             let instant = place(wall)
-            if let until, instant > until { break }
-            if instant > through { break }
-            // A wall time a DST change skips lands where the next one does: each instant once.
-            guard instant != last else { continue }
-            last = instant
-            guard instant > after else { continue }
+            guard instant > after, instant <= bound, seen.insert(instant).inserted else { continue }
             found.append(Occurrence(wall: wall, instant: instant))
-            if found.count == limit { break }
+            if found.count >= limit {
+                found.sort { $0.instant < $1.instant }
+                found.removeLast(found.count - limit)
+                bound = found[found.count - 1].instant
+            }
         }
-        return found
+        return found.sorted { $0.instant < $1.instant }
     }
 }
 
@@ -221,16 +275,16 @@ extension RecurrenceRule {
             .joined(separator: ";")
     }
 
-    /// The rule's COUNT, if it has one.
-    public var count: Int? {
-        text.split(separator: ";").first { $0.uppercased().hasPrefix("COUNT=") }.flatMap { Int($0.dropFirst(6)) }
+    /// The value of its part `name` (upper-case: `COUNT`), as written, or nil.
+    public func part(_ name: String) -> Substring? {
+        text.split(separator: ";").first { $0.uppercased().hasPrefix(name + "=") }.map { $0.dropFirst(name.count + 1) }
     }
 
+    /// The rule's COUNT, if it has one.
+    public var count: Int? { part("COUNT").flatMap { Int($0) } }
+
     /// Its frequency, upper-cased: `WEEKLY`.
-    public var frequency: String {
-        text.split(separator: ";").first { $0.uppercased().hasPrefix("FREQ=") }.map { $0.dropFirst(5).uppercased() }
-            ?? ""
-    }
+    public var frequency: String { part("FREQ")?.uppercased() ?? "" }
 }
 
 /// Why an RRULE was not taken.

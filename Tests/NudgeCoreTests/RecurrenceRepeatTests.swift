@@ -25,17 +25,21 @@ private let zones = ZoneRulesStore()
         return (ReminderBook(library: library, clock: clock, catchUpWindow: day, timeZone: zone), clock)
     }
 
-    private func biweekly(_ book: inout ReminderBook, warnings: [TimeInterval] = []) throws -> ChecklistItem {
+    /// Adds a reminding item repeating by `rule`, due at `due` (where the rule is counted from without a DTSTART).
+    @discardableResult
+    private func add(
+        _ rule: String,
+        to book: inout ReminderBook,
+        due: Date? = tuesday,
+        warnings: [TimeInterval] = []
+    ) throws -> ChecklistItem {
         try book.addItem(
-            NewItem(
-                text: "bins out",
-                listID: 1,
-                dueDate: tuesday,
-                shouldRemind: true,
-                repeatRule: "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU",
-                warnings: warnings
-            )
+            NewItem(text: "t", listID: 1, dueDate: due, shouldRemind: true, repeatRule: rule, warnings: warnings)
         ).0
+    }
+
+    private func biweekly(_ book: inout ReminderBook, warnings: [TimeInterval] = []) throws -> ChecklistItem {
+        try add("RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", to: &book, warnings: warnings)
     }
 
     @Test func anRRuleIsCountedFromTheDueDateAndKeptWithItsStart() throws {
@@ -69,29 +73,13 @@ private let zones = ZoneRulesStore()
     @Test func aDueDateTheRuleDoesNotMatchIsNoOccurrence() throws {
         var (book, _) = book()
         // Monday 18 January at 19:00, for a rule of Tuesdays: the series starts the next day.
-        let (item, _) = try book.addItem(
-            NewItem(
-                text: "t",
-                listID: 1,
-                dueDate: tuesday - day,
-                shouldRemind: true,
-                repeatRule: "RRULE:FREQ=WEEKLY;BYDAY=TU"
-            )
-        )
+        let item = try add("RRULE:FREQ=WEEKLY;BYDAY=TU", to: &book, due: tuesday - day)
         #expect(item.dueDate == tuesday)
     }
 
     @Test func aSeriesWithACountEndsAndItsLastCheckOffChecksTheItemOff() throws {
         var (book, clock) = book()
-        _ = try book.addItem(
-            NewItem(
-                text: "three",
-                listID: 1,
-                dueDate: tuesday,
-                shouldRemind: true,
-                repeatRule: "RRULE:FREQ=DAILY;COUNT=3"
-            )
-        )
+        try add("RRULE:FREQ=DAILY;COUNT=3", to: &book)
         var kinds: [[ReminderEvent.Kind]] = []
         for round in 0..<3 {
             clock.set(tuesday + Double(round) * day)
@@ -108,7 +96,7 @@ private let zones = ZoneRulesStore()
         let rule =
             "DTSTART:20270119T190000 RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU EXDATE:20270202T190000 "
             + "RDATE:20270205T120000"
-        _ = try book.addItem(NewItem(text: "bins", listID: 1, dueDate: tuesday, shouldRemind: true, repeatRule: rule))
+        try add(rule, to: &book)
         // 19 Jan, then the addition on Fri 5 Feb 12:00 (2 Feb is taken out), then 16 Feb.
         let addition = Date(timeIntervalSince1970: 1_801_828_800)
         var dues: [Date?] = []
@@ -159,7 +147,7 @@ private let zones = ZoneRulesStore()
     @Test func aStartInAZoneKeepsItsWallTimeAcrossTheZonesDSTChange() throws {
         var (book, _) = book()
         let rule = "DTSTART;TZID=Europe/Berlin:20270316T090000 RRULE:FREQ=WEEKLY"
-        let (item, _) = try book.addItem(NewItem(text: "w", listID: 1, shouldRemind: true, repeatRule: rule))
+        let item = try add(rule, to: &book, due: nil)
         let held = try #require(item.repeatRule)
         let recurrence = try #require(try RepeatRule(held, localZone: utc, zones: zones).recurrence)
         let occurrences = recurrence.occurrences(after: t0, limit: 3, in: utc)
@@ -168,8 +156,17 @@ private let zones = ZoneRulesStore()
     }
 
     @Test(arguments: [
-        ("RRULE:FREQ=MINUTELY", "a repeat by RRULE is at most hourly (FREQ=MINUTELY)"),
-        ("RRULE:FREQ=FORTNIGHTLY", "libical cannot read it as an RRULE value"),
+        ("RRULE:FREQ=MINUTELY", "it comes up to 1440 times a day, and a repeat by RRULE at most 24 (hourly)"),
+        ("RRULE:FREQ=HOURLY;BYMINUTE=0,30", "it comes up to 48 times a day"),
+        ("RRULE:FREQ=DAILY;BYHOUR=8,12,17;BYMINUTE=0,10,20,30,40,50;BYSECOND=0,30", "it comes up to 36 times a day"),
+        (
+            "RRULE:FREQ=HOURLY;INTERVAL=5;BYHOUR=9,10",
+            "hours (BYHOUR) on an FREQ=HOURLY rule exactly; say it as FREQ=DAILY"
+        ),
+        ("RRULE:FREQ=DAILY;BYMONTHDAY=-1", "say it as FREQ=MONTHLY with BYMONTHDAY"),
+        ("RRULE:FREQ=WEEKLY;BYMONTHDAY=3", "RFC 5545 forbids it: give FREQ=MONTHLY"),
+        ("RRULE:FREQ=WEEKLY;BYDAY=XX", "libical cannot read \"BYDAY=XX\" in it"),
+        ("RRULE:FREQ=FORTNIGHTLY", "libical cannot read \"FREQ=FORTNIGHTLY\" in it as an RRULE value"),
         ("RRULE:FREQ=WEEKLY;BYWEEKNO=3", "cannot repeat by week number (BYWEEKNO) exactly"),
         ("DTSTART:20270230T090000 RRULE:FREQ=DAILY", "\"20270230T090000\" is not a date and time of the calendar"),
         ("DTSTART;TZID=Mars/Olympus:20270101T090000 RRULE:FREQ=DAILY", "TZID=Mars/Olympus is not a time zone"),
@@ -241,7 +238,7 @@ private let zones = ZoneRulesStore()
         let rule =
             "DTSTART;TZID=Europe/Berlin:20270119T200000 RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;COUNT=10 "
             + "EXDATE;TZID=Europe/Berlin:20270202T200000,20270302T200000"
-        _ = try book.addItem(NewItem(text: "bins", listID: 1, shouldRemind: true, repeatRule: rule))
+        try add(rule, to: &book, due: nil)
         for instant in [tuesday, tuesday + 4 * week] {  // 2 Feb is taken out
             clock.set(instant)
             _ = book.advance()
@@ -276,5 +273,54 @@ private let zones = ZoneRulesStore()
                 == "DTSTART;TZID=Europe/Berlin:20270119T190000 RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU "
                 + "EXDATE;TZID=Europe/Berlin:20270202T190000"
         )
+    }
+
+    @Test func anExportOfARuleAnExpressionSaysReadsBackUnchanged() throws {
+        var (book, _) = book()
+        try add("RRULE:FREQ=WEEKLY;BYDAY=TU", to: &book)
+        let tasks = try CalendarInterchange.tasks(in: book.calendarDocument(), timeZone: utc, zones: zones).tasks
+        // Read back as the calendar expression that says the same.
+        #expect(tasks.first?.repeatRule == "Tue *-*-* 19:00:00")
+        let (results, outcome) = try book.importTasks(tasks, into: 1)
+        #expect(results.map(\.outcome) == [.unchanged], "\(results)")
+        #expect(outcome.isEmpty)
+    }
+
+    @Test func aRuleGivenToAnItemWithADueDateIsCountedFromIt() throws {
+        var (book, _) = book()
+        _ = try book.addItem(NewItem(text: "t", listID: 1, dueDate: tuesday, shouldRemind: true))
+        let (item, _) = try book.editItem(itemID: 1, ItemEdit(repeatRule: "RRULE:FREQ=WEEKLY;INTERVAL=2"))
+        #expect(item.repeatRule == "DTSTART:20270119T190000 RRULE:FREQ=WEEKLY;INTERVAL=2")
+        #expect(item.dueDate == tuesday)
+    }
+
+    @Test func aRecurrenceLongerThanARuleMayBeAsKeptIsRefused() throws {
+        var (book, _) = book()
+        // 60 exceptions: within the length a rule may be given, over it with the DTSTART nudge adds.
+        let days = ["02", "03"].flatMap { month in (1...28).map { "2027\(month)\($0 < 10 ? "0" : "")\($0)T190000" } }
+        let rule = "RRULE:FREQ=DAILY EXDATE:" + (days + (1...4).map { "2027040\($0)T190000" }).joined(separator: ",")
+        #expect(rule.utf8.count <= RepeatRule.maximumLength)
+        let error = try #require(throws: ModelError.self) {
+            try book.addItem(NewItem(text: "t", listID: 1, dueDate: tuesday, shouldRemind: true, repeatRule: rule))
+        }
+        #expect(
+            error.description.contains(
+                "with its DTSTART it is \(rule.utf8.count + 24) bytes, and a repeat at most 1000"
+            ),
+            "\(error)"
+        )
+    }
+
+    /// Berlin skips 02:00 to 03:00 on 28 March 2027: 02:15 and 02:45 are placed at 03:15 and 03:45, where 03:15
+    /// and 03:45 fall too, the first after 02:45: each instant once, in order.
+    @Test func wallTimesADSTGapMovesComeOnceAndInOrder() throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let recurrence = try Recurrence(
+            parsing: "DTSTART:20270327T021500 RRULE:FREQ=DAILY;BYHOUR=2,3;BYMINUTE=15,45",
+            defaultStart: nil
+        )
+        let found = recurrence.occurrences(after: Date(timeIntervalSince1970: 1_806_192_000), limit: 4, in: berlin)
+        // 28 March 01:15Z and 01:45Z; 29 March 00:15Z (02:15 CEST) and 00:45Z.
+        #expect(found.map(\.timeIntervalSince1970) == [1_806_196_500, 1_806_198_300, 1_806_279_300, 1_806_281_100])
     }
 }

@@ -748,8 +748,9 @@ public enum CalendarInterchange {
                 rule: try Recurrence.rule(rule.value),
                 start: anchorStart,
                 zone: anchor.zone,
-                exceptions: try walls(exceptions),
-                additions: try walls(additions)
+                // Those before DUE fall before the first occurrence nudge counts: left out.
+                exceptions: try walls(exceptions).filter { $0 >= anchorStart },
+                additions: try walls(additions).filter { $0 >= anchorStart }
             )
             task.repeatRule = try RepeatRule(recurrence.text, localZone: timeZone, zones: zones).expression
         } catch {

@@ -342,6 +342,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
             (item.repeatRule, item.dueDate) = try Self.startSeries(
                 rule,
                 from: edit.dueDate ?? edit.dueDay?.start(in: timeZone),
+                anchor: item.dueDate,
                 now: now,
                 in: timeZone,
                 zones: zones
@@ -524,11 +525,18 @@ public struct ChecklistLibrary: Sendable, Equatable {
     }
 
     /// A series' rule in normalized form, and its first occurrence at or after `start` but after `now`. A
-    /// recurrence given without its DTSTART starts at `start` (or `now`), to the second.
-    static func startSeries(_ text: String, from start: Date?, now: Date, in zone: TimeZone, zones: ZoneRulesStore)
-        throws(ModelError) -> (rule: String, first: Date)
-    {
-        let rule = try RepeatRule(text, localZone: zone, zones: zones, start: start ?? now)
+    /// recurrence given without its DTSTART is counted from `start`, else from `anchor` (the due date an edited item
+    /// has), else from `now` to the whole minute.
+    static func startSeries(
+        _ text: String,
+        from start: Date?,
+        anchor: Date? = nil,
+        now: Date,
+        in zone: TimeZone,
+        zones: ZoneRulesStore
+    ) throws(ModelError) -> (rule: String, first: Date) {
+        let minute = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 60).rounded(.down) * 60)
+        let rule = try RepeatRule(text, localZone: zone, zones: zones, start: start ?? anchor ?? minute)
         let first: Date?
         if let start, start > now {
             first = rule.first(atOrAfter: start, in: zone)

@@ -216,7 +216,9 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         ModelError(
             code: .instantOutOfReach,
             description: "the repeat rule \"\(expression)\" has no occurrence after \(InstantFormat.format(start)); "
-                + "check its years and dates with 'nudge calendar \"\(expression)\"'"
+                + (Recurrence.isRecurrence(expression)
+                    ? "check its DTSTART, COUNT and UNTIL"
+                    : "check its years and dates with 'nudge calendar \"\(expression)\"'")
         )
     }
 

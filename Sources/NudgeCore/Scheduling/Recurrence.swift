@@ -17,10 +17,22 @@ public struct Recurrence: Sendable, Hashable {
     /// RDATE: occurrences added, sorted.
     public let additions: [WallTime]
 
-    /// The frequencies a repeat may have. A rule is evaluated from its start every time (libical loses an INTERVAL's
-    /// step when started elsewhere), so one of seconds or minutes would outgrow `RecurrenceRule.maximumSteps` within
-    /// days or years and stop; a calendar expression (`*:0/5`) repeats that often without counting from a start.
-    public static let frequencies = ["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY"]
+    /// The most occurrences a day a repeat may have: it is evaluated from its start every time (libical loses an
+    /// INTERVAL's step when started elsewhere), so one of minutes or seconds would reach `RecurrenceRule.maximumSteps`
+    /// within days or years and stop; at 24 a day that takes over a century. A calendar expression (`*:0/5`) repeats
+    /// more often, without counting from a start.
+    public static let maximumPerDay = 24
+
+    /// How many times a day `rule` can come at most: its hours (24 for an hourly rule), minutes and seconds.
+    static func perDay(_ rule: RecurrenceRule) -> Int {
+        func count(_ name: String) -> Int? { rule.part(name).map { $0.split(separator: ",").count } }
+        switch rule.frequency {
+        case "SECONDLY": return 86_400
+        case "MINUTELY": return 1_440 * (count("BYSECOND") ?? 1)
+        case "HOURLY": return 24 * (count("BYMINUTE") ?? 1) * (count("BYSECOND") ?? 1)
+        default: return (count("BYHOUR") ?? 1) * (count("BYMINUTE") ?? 1) * (count("BYSECOND") ?? 1)
+        }
+    }
 
     public init(
         rule: RecurrenceRule,
@@ -80,11 +92,12 @@ public struct Recurrence: Sendable, Hashable {
         }
         guard ruleLine.parameters.isEmpty else { throw .invalidRecurrence(text, "RRULE takes no parameters") }
         let rule = try Self.rule(ruleLine.value)
-        guard Self.frequencies.contains(rule.frequency) else {
+        let perDay = Self.perDay(rule)
+        guard perDay <= Self.maximumPerDay else {
             throw .invalidRecurrence(
                 text,
-                "a repeat by RRULE is at most hourly (FREQ=\(rule.frequency)); for every few minutes give a calendar "
-                    + "expression, like *:0/5"
+                "it comes up to \(perDay) times a day, and a repeat by RRULE at most \(Self.maximumPerDay) (hourly); "
+                    + "for every few minutes give a calendar expression, like *:0/5"
             )
         }
         let start: WallTime
@@ -155,22 +168,22 @@ public struct Recurrence: Sendable, Hashable {
         }
     }
 
+    /// Places its wall times in time (seconds since the epoch) in its zone; nil for a zone this system does not know.
+    private func placing(in local: TimeZone) -> ((WallTime) -> Int64)? {
+        timeZone(local: local).map { zone in
+            let localTime = LocalTime(timeZone: zone)
+            return { Int64(localTime.calendarInstant(forWall: Int($0.secondsAsUTC))) }
+        }
+    }
+
     /// The instant its DTSTART names.
     public func startInstant(in local: TimeZone) -> Date? {
-        timeZone(local: local).map {
-            Date(
-                timeIntervalSince1970: TimeInterval(
-                    LocalTime(timeZone: $0).calendarInstant(forWall: Self.wallSeconds(start))
-                )
-            )
-        }
+        placing(in: local).map { Date(timeIntervalSince1970: TimeInterval($0(start))) }
     }
 
     /// Its occurrences strictly after `instant` and at or before `through`, soonest first, at most `limit`.
     public func occurrences(after instant: Date, through: Date? = nil, limit: Int, in local: TimeZone) -> [Date] {
-        guard limit > 0, let zone = timeZone(local: local) else { return [] }
-        let localTime = LocalTime(timeZone: zone)
-        func place(_ wall: WallTime) -> Int64 { Int64(localTime.calendarInstant(forWall: Self.wallSeconds(wall))) }
+        guard limit > 0, let place = placing(in: local) else { return [] }
         // Whole seconds: an occurrence after `instant` is one after its whole second.
         let after = Int64(instant.timeIntervalSince1970.rounded(.down))
         let last = through.map { Int64($0.timeIntervalSince1970.rounded(.down)) } ?? .max
@@ -193,9 +206,7 @@ public struct Recurrence: Sendable, Hashable {
     /// series where it stands, since each takes DTSTART for its first due date. Nil when `occurrence` is not one of
     /// the rule's own (an addition, or no occurrence at all): counted from there, the rule would say other times.
     public func startingAt(_ occurrence: Date, in local: TimeZone) -> Recurrence? {
-        guard let zone = timeZone(local: local) else { return nil }
-        let localTime = LocalTime(timeZone: zone)
-        func place(_ wall: WallTime) -> Int64 { Int64(localTime.calendarInstant(forWall: Self.wallSeconds(wall))) }
+        guard let place = placing(in: local) else { return nil }
         let instant = Int64(occurrence.timeIntervalSince1970.rounded(.down))
         // The wall time libical gave for it, not the occurrence's own: one a DST gap moved keeps its hour.
         guard
@@ -217,13 +228,7 @@ public struct Recurrence: Sendable, Hashable {
         )
     }
 
-    /// Seconds since the epoch of a wall time counted as if it were UTC (`LocalTime`'s wall seconds).
-    static func wallSeconds(_ time: WallTime) -> Int {
-        LocalTime.days(year: time.year, month: time.month, day: time.day) * 86_400 + time.hour * 3600 + time.minute * 60
-            + time.second
-    }
-
-    /// The wall time of an instant in `zone`.
+    /// The wall time of an instant in `zone`, to the second.
     static func wallTime(of instant: Date, in zone: TimeZone) -> WallTime {
         let wall = LocalTime(timeZone: zone).wallClock(at: instant).wall
         let days = LocalTime.floorDiv(wall, 86_400)

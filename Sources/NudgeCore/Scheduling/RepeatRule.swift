@@ -47,7 +47,16 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
         }
         if Recurrence.isRecurrence(text) {
             let defaultStart = start.map { Recurrence.wallTime(of: $0, in: localZone) }
-            storage = Storage(.recurrence(try Recurrence(parsing: text, defaultStart: defaultStart)))
+            let recurrence = try Recurrence(parsing: text, defaultStart: defaultStart)
+            // As kept: with its DTSTART, and its lines as nudge writes them.
+            guard recurrence.text.utf8.count <= Self.maximumLength else {
+                throw .invalidRecurrence(
+                    String(text.prefix(60)) + "…",
+                    "with its DTSTART it is \(recurrence.text.utf8.count) bytes, and a repeat at most "
+                        + "\(Self.maximumLength): give fewer EXDATE or RDATE values"
+                )
+            }
+            storage = Storage(.recurrence(recurrence))
             return
         }
         let spec: CalendarSpec
@@ -111,14 +120,30 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { expression }
 
-    /// Whether `other` is this rule, or this recurrence counted from a later occurrence of its own as an export
-    /// writes it (`Recurrence.startingAt`): from its start on, the same occurrences.
-    public func isSameSeries(as other: RepeatRule, in zone: TimeZone) -> Bool {
-        guard self != other else { return true }
-        guard let recurrence, let later = other.recurrence, let start = later.startInstant(in: zone) else {
-            return false
+    /// Whether `other` says this rule as a file gives it back: the same rule; this recurrence counted from a later
+    /// occurrence of its own, as an export writes it (`Recurrence.startingAt`); or the calendar expression an import
+    /// makes of this recurrence's RRULE where one says exactly the same (`RecurrenceRuleMapping`).
+    public func isSameSeries(as other: RepeatRule, in zone: TimeZone, zones: ZoneRulesStore) -> Bool {
+        guard self != other, let recurrence else { return self == other }
+        if let later = other.recurrence, let start = later.startInstant(in: zone) {
+            return recurrence.startingAt(start, in: zone) == later
         }
-        return recurrence.startingAt(start, in: zone) == later
+        let start = recurrence.start
+        guard recurrence.exceptions.isEmpty, recurrence.additions.isEmpty,
+            let expression = try? RecurrenceRuleMapping.expression(
+                for: recurrence.rule.text,
+                start: .init(
+                    year: start.year,
+                    month: start.month,
+                    day: start.day,
+                    hour: start.hour,
+                    minute: start.minute,
+                    second: start.second
+                ),
+                zone: recurrence.zone
+            )
+        else { return false }
+        return (try? RepeatRule(expression, localZone: zone, zones: zones)) == other
     }
 
     /// The first occurrence strictly after `instant`.
@@ -145,13 +170,28 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
     public func passed(from first: Date, upTo now: Date, in zone: TimeZone) -> (latest: Date, count: Int)? {
         guard first <= now else { return nil }
         if let recurrence {
-            // One pass of libical's from the start, a chunk at a time, rather than one per occurrence.
-            var (latest, count) = (first, 1)
-            while true {
-                let chunk = recurrence.occurrences(after: latest, through: now, limit: 10_000, in: zone)
-                guard let last = chunk.last else { return (latest, count) }
-                (latest, count) = (last, min(count + chunk.count, Self.countLimit))
+            // One pass of libical's from the start, rather than one per occurrence.
+            let passed = recurrence.occurrences(
+                after: first.addingTimeInterval(-Self.resolution),
+                through: now,
+                limit: Self.countLimit,
+                in: zone
+            )
+            guard let last = passed.last else { return (first, 1) }
+            guard passed.count == Self.countLimit else { return (last, passed.count) }
+            // A run too long to count: its latest, looking back from `now` ever further (it is at most hourly).
+            var lookBack: TimeInterval = 86_400
+            while lookBack < now.timeIntervalSince(last) {
+                let recent = recurrence.occurrences(
+                    after: now.addingTimeInterval(-lookBack),
+                    through: now,
+                    limit: Self.countLimit,
+                    in: zone
+                )
+                if let latest = recent.last { return (latest, passed.count) }
+                lookBack *= 4
             }
+            return (last, passed.count)
         }
         guard let spec else { return nil }
         var latest = first

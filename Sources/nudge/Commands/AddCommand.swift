@@ -108,8 +108,8 @@ struct AddCommand: DaemonCommand {
         repeatRule = try SharedArguments.repeatRule(expression: repeatRule, recurrence: rrule)
         if repeatRule != nil, repeatAfter != nil {
             throw ValidationError(
-                "--repeat and --repeat-after are two ways to repeat; give one: a rule repeats on the calendar, a "
-                    + "length after each check-off"
+                "--\(rrule == nil ? "repeat" : "rrule") and --repeat-after are two ways to repeat; give one: a rule "
+                    + "repeats on the calendar, a length after each check-off"
             )
         }
     }

@@ -112,13 +112,14 @@ struct EditCommand: DaemonCommand {
         let setAndCleared = [
             ("due", due != nil, noDue), ("repeat", repeatRule != nil, noRepeat), ("warn", warn != nil, noWarn),
         ]
+        // The option the user gave, where --rrule stands for --repeat.
+        func given(_ name: String) -> String { name == "repeat" && rrule != nil ? "rrule" : name }
         for (name, set, cleared) in setAndCleared where set && cleared {
-            throw ValidationError("--\(name) and --no-\(name) contradict each other; give one of them")
+            throw ValidationError("--\(given(name)) and --no-\(name) contradict each other; give one of them")
         }
         if repeatAfter != nil, repeatRule != nil || noRepeat {
-            throw ValidationError(
-                "--repeat-after and --\(noRepeat ? "no-repeat" : "repeat") contradict each other; give one of them"
-            )
+            let other = noRepeat ? "no-repeat" : given("repeat")
+            throw ValidationError("--repeat-after and --\(other) contradict each other; give one of them")
         }
         if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat
             && repeatAfter == nil && priority == nil && catchUp == nil && warn == nil && !noWarn

@@ -16,8 +16,8 @@ struct ImportCommand: DaemonCommand {
             file out of shape changes nothing: the error names its line.
 
             Events, journals, and tasks without a summary are skipped, and said so; so is what a task holds that \
-            nudge cannot keep, such as a repeat with no calendar-expression equivalent (imported without repeat). \
-            Times without a zone are nudged's local time; a task due on a day without a time is due at 09:00.
+            nudge cannot keep, such as a repeat of a start with no due date (imported without repeat). \
+            Times without a zone are nudged's local time; a task due on a day without a time is due that day.
 
               nudge import tasks.ics
               calcurse -x ical | nudge import - --list Home

@@ -39,7 +39,7 @@ enum SharedArguments {
         --rrule VALUE repeats by an RFC 5545 recurrence rule instead, as calendar programs write them, for what a \
         calendar expression cannot say: every other week, the first Monday, ten times, until a date. \
         "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "FREQ=MONTHLY;BYDAY=1MO", "FREQ=DAILY;COUNT=10". The series is counted \
-        from --due (or now), in nudged's zone, and libical evaluates it; at most hourly (a calendar expression \
+        from --due (or now), in nudged's zone, and libical evaluates it; at most 24 times a day (a calendar expression \
         repeats more often). A whole recurrence works too: "DTSTART;TZID=Europe/Berlin:20270105T090000 \
         RRULE:FREQ=WEEKLY;INTERVAL=2 EXDATE;TZID=Europe/Berlin:20270119T090000". Not with --repeat.
 
