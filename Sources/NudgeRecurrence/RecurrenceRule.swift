@@ -204,71 +204,77 @@ public struct RecurrenceRule: Sendable, Hashable {
         return nil
     }
 
-    /// An occurrence: the wall time libical gives, and the instant (seconds since the epoch) the caller placed it at.
+    /// An occurrence: the wall time libical gives, the instant (seconds since the epoch) the caller placed it at,
+    /// and how many wall times libical gave before it (what COUNT counts).
     public struct Occurrence: Sendable, Hashable {
         public let wall: WallTime
         public let instant: Int64
+        public let step: Int
     }
+
+    /// A wall time libical gave and how many it gave before it: the rule counted from there (COUNT lessened by
+    /// `step`) gives the same wall times from there on. libical cannot resume an iterator elsewhere
+    /// (icalrecur_iterator_set_start loses an INTERVAL's step), so a caller keeps one of these instead.
+    public struct Step: Sendable, Hashable {
+        public let wall: WallTime
+        public let step: Int
+
+        public init(wall: WallTime, step: Int) {
+            (self.wall, self.step) = (wall, step)
+        }
+    }
+
+    /// A wall time is placed within 26 hours of itself (the widest offsets from UTC).
+    public static let placingSlack: Int64 = 26 * 3600
 
     /// The first `limit` occurrences after `after` and at or before `through` of the rule from `start` (its
     /// DTSTART, which the rule should match: RFC 5545 leaves a start it does not match undefined), each wall time
-    /// placed in time by `place`, in order and each instant once.
+    /// placed in time by `place`, in order and each instant once; and the last wall time passed over as too early to
+    /// matter, from which a later question may be asked (`Step`).
     public func occurrences(
         start: WallTime,
         after: Int64,
         through: Int64 = .max,
         limit: Int,
         placing place: (WallTime) -> Int64
-    ) -> [Occurrence] {
+    ) -> (found: [Occurrence], passed: Step?) {
+        guard limit > 0 else { return ([], nil) }
         // From the start every time: libical's icalrecur_iterator_set_start loses an INTERVAL's step.
-        guard limit > 0, let iterator = icalrecur_iterator_new(icalrecurrencetype_from_string(iterated), start.icalTime)
-        else { return [] }
+        guard let iterator = icalrecur_iterator_new(icalrecurrencetype_from_string(iterated), start.icalTime)
+        else { return ([], nil) }
         defer { icalrecur_iterator_free(iterator) }
-        // A wall time is placed within 26 hours of itself (the widest offsets): one that far before `after` is
-        // passed over unplaced, and once one is that far past the bound, none after it can come within it.
-        let slack: Int64 = 26 * 3600
+        // A wall time that far before `after` is passed over unplaced, and once one is that far past the bound, none
+        // after it can come within it.
+        let slack = Self.placingSlack
+        var passed: Step?
         var bound = Swift.min(through, until ?? .max)
         var found: [Occurrence] = []
         var seen = Set<Int64>()
-        for _ in 0..<Self.maximumSteps {
+        for step in 0..<Self.maximumSteps {
             let next = icalrecur_iterator_next(iterator)
             guard icaltime_is_null_time(next) == 0 else { break }
             let wall = WallTime(next)
             if bound < .max - slack, wall.secondsAsUTC - slack > bound { break }
-            if wall.secondsAsUTC + slack <= after { continue }
+            if wall.secondsAsUTC + slack <= after {
+                passed = Step(wall: wall, step: step)
+                continue
+            }
             // A DST gap can place a later wall time before an earlier one (02:45 at 03:45, 03:00 at 03:00): kept
             // in order of instants, each once.
             let instant = place(wall)
             guard instant > after, instant <= bound, seen.insert(instant).inserted else { continue }
-            found.append(Occurrence(wall: wall, instant: instant))
+            found.append(Occurrence(wall: wall, instant: instant, step: step))
             if found.count >= limit {
                 found.sort { $0.instant < $1.instant }
                 found.removeLast(found.count - limit)
                 bound = found[found.count - 1].instant
             }
         }
-        return found.sorted { $0.instant < $1.instant }
+        return (found.sorted { $0.instant < $1.instant }, passed)
     }
 }
 
 extension RecurrenceRule {
-    /// How many wall times libical gives from `start` before `wall` (COUNT counts them, whatever zone places them),
-    /// or nil if it gives none at `wall` within `maximumSteps`: `wall` is not one of them.
-    public func stepsBefore(_ wall: WallTime, start: WallTime) -> Int? {
-        guard let iterator = icalrecur_iterator_new(icalrecurrencetype_from_string(iterated), start.icalTime) else {
-            return nil
-        }
-        defer { icalrecur_iterator_free(iterator) }
-        for steps in 0..<Self.maximumSteps {
-            let next = icalrecur_iterator_next(iterator)
-            guard icaltime_is_null_time(next) == 0 else { return nil }
-            let found = WallTime(next)
-            if found == wall { return steps }
-            if found > wall { return nil }
-        }
-        return nil
-    }
-
     /// The rule's value with its COUNT replaced by `count` (and its parts otherwise as given).
     public func withCount(_ count: Int) -> String {
         text.split(separator: ";").map { $0.uppercased().hasPrefix("COUNT=") ? "COUNT=\(count)" : String($0) }

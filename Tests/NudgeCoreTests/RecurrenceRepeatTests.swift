@@ -185,13 +185,12 @@ private let zones = ZoneRulesStore()
         #expect(lists.allSatisfy { $0.items.isEmpty })
     }
 
-    /// What an export needs: counted from a later occurrence of its own, a recurrence gives the same occurrences,
-    /// and an instant that is none of its rule's has no such count. Generated rules, seeded.
-    @Test(arguments: 0..<4) func countedFromALaterOccurrenceARecurrenceGivesTheSameOnes(seed: UInt64) throws {
+    /// Rules of every frequency nudge takes, with INTERVAL, COUNT, ordinals, BYSETPOS and hours, from a start in the
+    /// night of Berlin's March DST change (02:30 does not exist on 28 March 2027). Seeded.
+    private static func generatedRecurrences(seed: UInt64, count: Int) throws -> [Recurrence] {
         var random = SplitMix64(seed: seed)
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         let weekdays = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
-        for _ in 0..<100 {
+        return try (0..<count).map { _ in
             let frequency = ["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY"][Int(random.next() % 5)]
             var parts = ["FREQ=" + frequency, "INTERVAL=\(1 + random.next() % 3)"]
             if random.next() % 2 == 0 { parts.append("COUNT=\(20 + random.next() % 30)") }
@@ -204,7 +203,6 @@ private let zones = ZoneRulesStore()
             default: break
             }
             if frequency != "HOURLY", random.next() % 2 == 0 { parts.append("BYHOUR=2,9") }
-            // Around the March change: 02:30 does not exist in Berlin on 28 March 2027.
             let start = WallTime(
                 year: 2027,
                 month: 3,
@@ -213,23 +211,46 @@ private let zones = ZoneRulesStore()
                 minute: 30,
                 second: 0
             )
-            let recurrence = Recurrence(
-                rule: try RecurrenceRule(parts.joined(separator: ";")),
-                start: start,
-                zone: .floating
-            )
+            return Recurrence(rule: try RecurrenceRule(parts.joined(separator: ";")), start: start, zone: .floating)
+        }
+    }
+
+    /// What an export needs: counted from a later occurrence of its own, a recurrence gives the same occurrences,
+    /// and an instant that is none of its rule's has no such count.
+    @Test(arguments: 0..<4) func countedFromALaterOccurrenceARecurrenceGivesTheSameOnes(seed: UInt64) throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        var random = SplitMix64(seed: seed + 100)
+        for recurrence in try Self.generatedRecurrences(seed: seed, count: 100) {
             let before = try #require(recurrence.startInstant(in: berlin)) - 1
-            let first = recurrence.occurrences(after: before, limit: 12, in: berlin)
+            let first = recurrence.occurrences(after: before, limit: 12, in: berlin, resuming: false)
             guard first.count > 2 else { continue }
             let later = first[1 + Int(random.next() % UInt64(first.count - 2))]
             let label = recurrence.text + " counted from \(later)"
             let counted = try #require(recurrence.startingAt(later, in: berlin), Comment(rawValue: label))
             #expect(
-                counted.occurrences(after: later - 1, limit: 10, in: berlin)
-                    == recurrence.occurrences(after: later - 1, limit: 10, in: berlin),
+                counted.occurrences(after: later - 1, limit: 10, in: berlin, resuming: false)
+                    == recurrence.occurrences(after: later - 1, limit: 10, in: berlin, resuming: false),
                 Comment(rawValue: label + ": " + counted.text)
             )
             #expect(recurrence.startingAt(later + 1, in: berlin) == nil)
+        }
+    }
+
+    /// A series asked again later resumes where it was found standing, and finds what counting from its start finds:
+    /// questions a few days to a season apart, as fires and check-offs ask them.
+    @Test(arguments: 0..<4) func resumingWhereTheSeriesStoodGivesWhatCountingFromTheStartGives(seed: UInt64) throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        var random = SplitMix64(seed: seed + 200)
+        for recurrence in try Self.generatedRecurrences(seed: seed + 50, count: 60) {
+            var asked = try #require(recurrence.startInstant(in: berlin)) - 86_400
+            for _ in 0..<12 {
+                asked += Double(3_600 + random.next() % (90 * 86_400))
+                #expect(
+                    recurrence.occurrences(after: asked, limit: 5, in: berlin)
+                        == recurrence.occurrences(after: asked, limit: 5, in: berlin, resuming: false),
+                    Comment(rawValue: recurrence.text + " after \(asked)")
+                )
+            }
         }
     }
 

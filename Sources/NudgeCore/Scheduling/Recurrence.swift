@@ -1,5 +1,6 @@
 import Foundation
 import NudgeRecurrence
+import Synchronization
 
 /// An RFC 5545 recurrence as an item's repeat: an RRULE counted from its DTSTART, EXDATEs taken out and RDATEs
 /// added, written as the iCalendar lines that say it, on one line:
@@ -16,10 +17,13 @@ public struct Recurrence: Sendable, Hashable {
     public let exceptions: [WallTime]
     /// RDATE: occurrences added, sorted.
     public let additions: [WallTime]
+    /// The lines that say it, on one line: DTSTART, RRULE, then EXDATE and RDATE if any.
+    public let text: String
 
-    /// The most occurrences a day a repeat may have: it is evaluated from its start every time (libical loses an
-    /// INTERVAL's step when started elsewhere), so one of minutes or seconds would reach `RecurrenceRule.maximumSteps`
-    /// within days or years and stop; at 24 a day that takes over a century. A calendar expression (`*:0/5`) repeats
+    /// The most occurrences a day a repeat may have: it is evaluated from its start (libical loses an INTERVAL's step
+    /// when started elsewhere), or from where it was last found standing (`resumePoints`), so one of minutes or
+    /// seconds would reach `RecurrenceRule.maximumSteps` within days or years and stop; at 24 a day that takes over a
+    /// century. A calendar expression (`*:0/5`) repeats
     /// more often, without counting from a start.
     public static let maximumPerDay = 24
 
@@ -46,6 +50,13 @@ public struct Recurrence: Sendable, Hashable {
         self.zone = zone
         self.exceptions = Array(Set(exceptions)).sorted()
         self.additions = Array(Set(additions)).sorted()
+        text = Self.text(
+            rule: rule,
+            start: start,
+            zone: zone,
+            exceptions: self.exceptions,
+            additions: self.additions
+        )
     }
 
     /// Whether `text` is a recurrence rather than a calendar expression: its first line is an RRULE or a DTSTART.
@@ -144,7 +155,13 @@ public struct Recurrence: Sendable, Hashable {
     }
 
     /// The lines, on one line: DTSTART, RRULE, then EXDATE and RDATE if any.
-    public var text: String {
+    private static func text(
+        rule: RecurrenceRule,
+        start: WallTime,
+        zone: RecurrenceRuleMapping.Zone,
+        exceptions: [WallTime],
+        additions: [WallTime]
+    ) -> String {
         let parameters: String
         let suffix: String
         switch zone {
@@ -181,24 +198,64 @@ public struct Recurrence: Sendable, Hashable {
         placing(in: local).map { Date(timeIntervalSince1970: TimeInterval($0(start))) }
     }
 
-    /// Its occurrences strictly after `instant` and at or before `through`, soonest first, at most `limit`.
-    public func occurrences(after instant: Date, through: Date? = nil, limit: Int, in local: TimeZone) -> [Date] {
+    /// Its occurrences strictly after `instant` and at or before `through`, soonest first, at most `limit`; with
+    /// `resuming` false, counted from its start (for tests of what resuming gives).
+    public func occurrences(
+        after instant: Date,
+        through: Date? = nil,
+        limit: Int,
+        in local: TimeZone,
+        resuming: Bool = true
+    ) -> [Date] {
         guard limit > 0, let place = placing(in: local) else { return [] }
         // Whole seconds: an occurrence after `instant` is one after its whole second.
         let after = Int64(instant.timeIntervalSince1970.rounded(.down))
         let last = through.map { Int64($0.timeIntervalSince1970.rounded(.down)) } ?? .max
         let excluded = Set(exceptions.map(place)).filter { $0 > after && $0 <= last }
+        // From where a question before found the series standing, if that is before this one's: the same wall
+        // times from there, without walking libical from a start years back.
+        let key = text + " " + local.identifier
+        let resume = Self.resumePoints.withLock { $0[key] }.flatMap {
+            resuming && $0.wall.secondsAsUTC + RecurrenceRule.placingSlack <= after ? $0 : nil
+        }
+        let series = resume.flatMap(counted(from:)) ?? self
         // Enough to have `limit` left once the exceptions are out.
-        let fromRule = rule.occurrences(
-            start: start,
+        let (fromRule, passed) = series.rule.occurrences(
+            start: series.start,
             after: after,
             through: last,
             limit: limit > Int.max - excluded.count ? limit : limit + excluded.count,
             placing: place
-        ).map(\.instant)
+        )
+        if let passed, passed.step > 0 {
+            let point = RecurrenceRule.Step(wall: passed.wall, step: passed.step + (resume?.step ?? 0))
+            Self.resumePoints.withLock { points in
+                if points.count >= Self.resumePointLimit { points.removeAll(keepingCapacity: true) }
+                points[key] = point
+            }
+        }
         let added = additions.map(place).filter { $0 > after && $0 <= last }
-        let instants = Set(fromRule).subtracting(excluded).union(added).sorted().prefix(limit)
+        let instants = Set(fromRule.map(\.instant)).subtracting(excluded).union(added).sorted().prefix(limit)
         return instants.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    }
+
+    /// Where each series was last found standing (a wall time of its rule's and the count before it), by its text
+    /// and the zone that places a floating one; later questions start there. Shared by every copy of a rule, as the
+    /// store, the scheduler and each change parse their own; cleared when it holds `resumePointLimit`.
+    private static let resumePoints = Mutex<[String: RecurrenceRule.Step]>([:])
+    private static let resumePointLimit = 10_000
+
+    /// The same recurrence counted from a wall time its rule gives (`RecurrenceRule.Step`): DTSTART moved there and
+    /// COUNT lessened by the wall times before it. From there on it gives the same occurrences (RecurrenceRepeatTests).
+    private func counted(from point: RecurrenceRule.Step) -> Recurrence? {
+        var moved = rule
+        if let count = rule.count {
+            guard count > point.step, let counted = try? RecurrenceRule(rule.withCount(count - point.step)) else {
+                return nil
+            }
+            moved = counted
+        }
+        return Recurrence(rule: moved, start: point.wall, zone: zone, exceptions: exceptions, additions: additions)
     }
 
     /// The same occurrences from `occurrence` on, counted from it: DTSTART moved there (COUNT lessened by the
@@ -211,18 +268,13 @@ public struct Recurrence: Sendable, Hashable {
         // The wall time libical gave for it, not the occurrence's own: one a DST gap moved keeps its hour.
         guard
             let found = rule.occurrences(start: start, after: instant - 1, through: instant, limit: 1, placing: place)
-                .first,
-            let steps = rule.stepsBefore(found.wall, start: start)
+                .found.first,
+            let counted = counted(from: RecurrenceRule.Step(wall: found.wall, step: found.step))
         else { return nil }
-        var moved = rule
-        if let count = rule.count {
-            guard let counted = try? RecurrenceRule(rule.withCount(count - steps)) else { return nil }
-            moved = counted
-        }
         return Recurrence(
-            rule: moved,
-            start: found.wall,
-            zone: self.zone,
+            rule: counted.rule,
+            start: counted.start,
+            zone: zone,
             exceptions: exceptions.filter { place($0) > instant },
             additions: additions.filter { place($0) > instant }
         )
