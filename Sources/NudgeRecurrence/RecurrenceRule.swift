@@ -250,7 +250,9 @@ public struct RecurrenceRule: Sendable, Hashable {
         var bound = Swift.min(through, until ?? .max)
         var found: [Occurrence] = []
         var seen = Set<Int64>()
+        var steps = 0
         for step in 0..<Self.maximumSteps {
+            steps = step + 1
             let next = icalrecur_iterator_next(iterator)
             guard icaltime_is_null_time(next) == 0 else { break }
             let wall = WallTime(next)
@@ -270,7 +272,8 @@ public struct RecurrenceRule: Sendable, Hashable {
                 bound = found[found.count - 1].instant
             }
         }
-        return (found.sorted { $0.instant < $1.instant }, passed)
+        // A walk cut short by the step bound answers "no more"; resumed from its end, a later one would not.
+        return (found.sorted { $0.instant < $1.instant }, steps < Self.maximumSteps ? passed : nil)
     }
 }
 

@@ -199,7 +199,9 @@ private let zones = ZoneRulesStore()
                 parts.append("BYDAY=\(1 + random.next() % 4)\(weekdays[Int(random.next() % 7)])")
             case "MONTHLY", "WEEKLY":
                 parts.append("BYDAY=\(weekdays[Int(random.next() % 7)]),\(weekdays[Int(random.next() % 7)])")
-                if random.next() % 3 == 0 { parts.append("BYSETPOS=-1") }
+                if random.next() % 3 == 0 {
+                    parts.append(["BYSETPOS=-1", "BYSETPOS=1,2", "BYSETPOS=2,-1"][Int(random.next() % 3)])
+                }
             default: break
             }
             if frequency != "HOURLY", random.next() % 2 == 0 { parts.append("BYHOUR=2,9") }
@@ -343,5 +345,15 @@ private let zones = ZoneRulesStore()
         let found = recurrence.occurrences(after: Date(timeIntervalSince1970: 1_806_192_000), limit: 4, in: berlin)
         // 28 March 01:15Z and 01:45Z; 29 March 00:15Z (02:15 CEST) and 00:45Z.
         #expect(found.map(\.timeIntervalSince1970) == [1_806_196_500, 1_806_198_300, 1_806_279_300, 1_806_281_100])
+    }
+    /// A due date off the rule (a floating series whose zone changed) counts as one of the passed, as for an
+    /// expression: with one occurrence after it, two passed, and the latest fires.
+    @Test func aDueDateOffTheRuleCountsAmongThePassed() throws {
+        let rule = try RepeatRule("DTSTART:20270101T090000Z RRULE:FREQ=DAILY", localZone: utc, zones: zones)
+        let due = Date(timeIntervalSince1970: 1_798_761_600 + 8 * 3600)  // 1 January 08:00 UTC
+        let passed = try #require(rule.passed(from: due, upTo: due + 2 * 3600, in: utc))
+        #expect(passed.latest == due + 3600 && passed.count == 2)
+        let onRule = try #require(rule.passed(from: due + 3600, upTo: due + 2 * 3600 + day, in: utc))
+        #expect(onRule.latest == due + 3600 + day && onRule.count == 2)
     }
 }

@@ -218,7 +218,8 @@ public struct Recurrence: Sendable, Hashable {
         let resume = Self.resumePoints.withLock { $0[key] }.flatMap {
             resuming && $0.wall.secondsAsUTC + RecurrenceRule.placingSlack <= after ? $0 : nil
         }
-        let series = resume.flatMap(counted(from:)) ?? self
+        let resumed = resume.flatMap { point in counted(from: point).map { (point, $0) } }
+        let series = resumed?.1 ?? self
         // Enough to have `limit` left once the exceptions are out.
         let (fromRule, passed) = series.rule.occurrences(
             start: series.start,
@@ -228,8 +229,10 @@ public struct Recurrence: Sendable, Hashable {
             placing: place
         )
         if let passed, passed.step > 0 {
-            let point = RecurrenceRule.Step(wall: passed.wall, step: passed.step + (resume?.step ?? 0))
+            let point = RecurrenceRule.Step(wall: passed.wall, step: passed.step + (resumed?.0.step ?? 0))
+            // Only ever forward: a question about earlier occurrences leaves the point where it was.
             Self.resumePoints.withLock { points in
+                guard point.step > points[key]?.step ?? 0 else { return }
                 if points.count >= Self.resumePointLimit { points.removeAll(keepingCapacity: true) }
                 points[key] = point
             }

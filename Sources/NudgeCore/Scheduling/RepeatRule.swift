@@ -170,28 +170,23 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
     public func passed(from first: Date, upTo now: Date, in zone: TimeZone) -> (latest: Date, count: Int)? {
         guard first <= now else { return nil }
         if let recurrence {
-            // One pass of libical's from the start, rather than one per occurrence.
+            // One pass of libical's, rather than one per occurrence.
             let passed = recurrence.occurrences(
                 after: first.addingTimeInterval(-Self.resolution),
                 through: now,
                 limit: Self.countLimit,
                 in: zone
             )
-            guard let last = passed.last else { return (first, 1) }
-            guard passed.count == Self.countLimit else { return (last, passed.count) }
-            // A run too long to count: its latest, looking back from `now` ever further (it is at most hourly).
-            var lookBack: TimeInterval = 86_400
-            while lookBack < now.timeIntervalSince(last) {
-                let recent = recurrence.occurrences(
-                    after: now.addingTimeInterval(-lookBack),
-                    through: now,
-                    limit: Self.countLimit,
-                    in: zone
-                )
-                if let latest = recent.last { return (latest, passed.count) }
-                lookBack *= 4
+            // `first` counts even where it is no occurrence of the rule (a floating series whose zone changed since).
+            let count = min(passed.count + (passed.first == first ? 0 : 1), Self.countLimit)
+            guard var latest = passed.last else { return (first, 1) }
+            guard passed.count == Self.countLimit else { return (latest, count) }
+            // A run too long to count: its latest, a chunk at a time, each resumed where the last one ended.
+            while let later = recurrence.occurrences(after: latest, through: now, limit: Self.countLimit, in: zone).last
+            {
+                latest = later
             }
-            return (last, passed.count)
+            return (latest, count)
         }
         guard let spec else { return nil }
         var latest = first
