@@ -141,11 +141,10 @@ final class ZoneRules: Sendable {
         }
     }
 
-    /// Every change of offset or name from the one in force at `t` on, when they end: the file's transitions, and a
-    /// closing rule without daylight time (Africa/Casablanca: Ramadan's changes to 2087, then +01). Nil when the
-    /// closing rule keeps changing.
-    func finiteChanges(from t: Int64) -> [(at: Int64, utcOffsetBefore: Int, interval: ZoneInterval)]? {
-        guard footer.map({ $0.daylightStart == nil }) ?? true, !transitions.isEmpty else { return nil }
+    /// Every change of offset or name the file lists, from the one in force at `t` on (Africa/Casablanca: Ramadan's
+    /// changes to 2087, then its closing rule's +01). Nil when the file lists none.
+    func listedChanges(from t: Int64) -> [(at: Int64, utcOffsetBefore: Int, interval: ZoneInterval)]? {
+        guard !transitions.isEmpty else { return nil }
         var start = transitions.lastIndex { $0 <= t } ?? 0
         if transitions[start] > t { start = 0 }
         var changes: [(at: Int64, utcOffsetBefore: Int, interval: ZoneInterval)] = []

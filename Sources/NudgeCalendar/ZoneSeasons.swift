@@ -2,11 +2,11 @@ import Foundation
 
 /// A zone's rules from some instant on, as its file's closing rule says them: a standard season and, where the zone
 /// keeps daylight time, a daylight one, each starting every year on a weekday of a month. What an iCalendar
-/// VTIMEZONE says with a yearly RRULE per season; nil from `ZoneRulesStore.seasons(named:from:)` for a zone whose
-/// rule cannot be said so (a day of the year, or a change moved by its time past the day into another month), or
-/// whose file has changes still to come that the rule does not make (Africa/Casablanca's Ramadan: `ZoneChanges`). A change at a
-/// time outside 00:00 to 23:59 (America/Santiago's 24:00, Asia/Jerusalem's 26:00 of a Thursday, America/Nuuk's -1:00
-/// of a Sunday) is the day before or after it, at the time within that day.
+/// VTIMEZONE says with a yearly RRULE per season and month it starts in; nil from
+/// `ZoneRulesStore.seasons(named:from:)` for a zone whose rule cannot be said so (a day of the year), or whose file
+/// has changes still to come that the rule does not make (Africa/Casablanca's and Asia/Gaza's Ramadan:
+/// `ZoneChanges`). A change at a time outside 00:00 to 23:59 (America/Santiago's 24:00, Asia/Jerusalem's 26:00 of a
+/// Thursday, America/Nuuk's -1:00 of a Sunday) is the day before or after it, at the time within that day.
 public struct ZoneSeasons: Sendable, Equatable {
     public struct Season: Sendable, Equatable {
         /// The abbreviation, as tzdata gives it (`CET`, `-03`).
@@ -20,7 +20,7 @@ public struct ZoneSeasons: Sendable, Equatable {
 
     /// Weekday `weekday` (0 = Sunday) of week `week` (1...4, or 5 for the last) of month `month`, moved `dayShift`
     /// days (a change at 24:00 is the next day's 00:00), at `secondsAfterMidnight` (0 to 86,399) of the wall time of
-    /// the season before. A shifted onset stays within its month in every year.
+    /// the season before.
     public struct Onset: Sendable, Equatable {
         public let month: Int
         public let week: Int
@@ -36,26 +36,56 @@ public struct ZoneSeasons: Sendable, Equatable {
             self.secondsAfterMidnight = secondsAfterMidnight
         }
 
-        /// Its day of the month in `year`.
-        public func day(in year: Int) -> Int {
-            Int(PosixZoneRule.dayOfMonth(month: month, week: week, weekday: weekday, in: Int64(year))) + dayShift
+        /// Its date in `year`: a shift can carry it into the month before or after (into another year, even).
+        public func date(in year: Int) -> (year: Int, month: Int, day: Int) {
+            let day = PosixZoneRule.dayOfMonth(month: month, week: week, weekday: weekday, in: Int64(year))
+            let days = CivilCalendar.daysSinceEpoch(year: Int64(year), month: Int64(month), day: day) + Int64(dayShift)
+            let date = CivilCalendar.date(daysSinceEpoch: days)
+            return (Int(date.year), Int(date.month), Int(date.day))
         }
 
         /// The weekday it falls on, shifted (0 = Sunday).
         public var shiftedWeekday: Int { ((weekday + dayShift) % 7 + 7) % 7 }
 
-        /// The days of the month it can fall on, for a shifted onset: the week's seven, moved; nil if that leaves the
-        /// month in some year (the last week of February, whose length varies, cannot be shifted).
-        public var daysOfMonth: ClosedRange<Int>? {
+        /// The days of one month a shifted onset can fall on, as an RRULE's BYMONTHDAY says them: a negative day
+        /// counts back from the month's end (-1 its last), which February's changing length needs.
+        public struct MonthDays: Sendable, Equatable {
+            public let month: Int
+            public fileprivate(set) var days: [Int]
+        }
+
+        /// The days a shifted onset can fall on, the week's seven moved, by month: one, or two where the shift
+        /// carries some into the month before or after (Africa/Cairo's 24:00 of October's last Thursday is a Friday
+        /// from 26 October to 1 November). Nil where which month a day is in depends on the year: a day after the
+        /// 28th of February's fourth week.
+        public var daysByMonth: [MonthDays]? {
             // Every month but February has one length: 2001's (not a leap year) is each one's shortest.
-            let shortest = Int(
+            let length = Int(
                 CivilCalendar.daysSinceEpoch(year: 2001, month: Int64(month) + 1, day: 1)
                     - CivilCalendar.daysSinceEpoch(year: 2001, month: Int64(month), day: 1)
             )
-            if week >= 5 && month == 2 && dayShift != 0 { return nil }
-            let last = week >= 5 ? shortest : 7 * week
-            let days = (last - 6 + dayShift)...(last + dayShift)
-            return days.lowerBound >= 1 && days.upperBound <= shortest ? days : nil
+            let first = (week >= 5 ? length - 6 : 7 * week - 6) + dayShift
+            var parts: [MonthDays] = []
+            func add(_ month: Int, _ day: Int) {
+                if parts.last?.month == month {
+                    parts[parts.count - 1].days.append(day)
+                } else {
+                    parts.append(MonthDays(month: month, days: [day]))
+                }
+            }
+            for day in first...(first + 6) {
+                if day < 1 {
+                    add((month + 10) % 12 + 1, day - 1)
+                } else if day <= length {
+                    // February's last week counts back from its end, 28th or 29th.
+                    add(month, month == 2 && week >= 5 ? day - length - 1 : day)
+                } else if month == 2 && week < 5 {
+                    return nil
+                } else {
+                    add(month % 12 + 1, day - length)
+                }
+            }
+            return parts
         }
     }
 
@@ -66,11 +96,15 @@ public struct ZoneSeasons: Sendable, Equatable {
 extension ZoneRulesStore {
     /// The rules of zone `name` from `instant` on (`ZoneSeasons`), or nil if the database has no such zone, its file
     /// has no closing rule or changes the rule does not make from `instant` on, or the rule is not a weekday of a
-    /// month at a time within the day.
+    /// month.
     public func seasons(named name: String, from instant: Date) -> ZoneSeasons? {
         guard let rules = rules(named: name), let rule = rules.footer,
             rules.footerGoverns(from: CalendarSpec.microseconds(instant) / 1_000_000)
         else { return nil }
+        return Self.seasons(of: rule)
+    }
+
+    private static func seasons(of rule: PosixZoneRule) -> ZoneSeasons? {
         guard let start = rule.daylightStart, let end = rule.daylightEnd else {
             let standard = ZoneSeasons.Season(
                 name: rule.standardName,
@@ -90,7 +124,7 @@ extension ZoneRulesStore {
                 dayShift: shift,
                 secondsAfterMidnight: change.secondsAfterMidnight - shift * 86_400
             )
-            return shift == 0 || onset.daysOfMonth != nil ? onset : nil
+            return shift == 0 || onset.daysByMonth != nil ? onset : nil
         }
         guard let daylightOnset = onset(start), let standardOnset = onset(end) else { return nil }
         return ZoneSeasons(
@@ -110,8 +144,9 @@ extension ZoneRulesStore {
     }
 }
 
-/// A zone's changes from some instant on, listed one by one, for a zone whose closing rule does not say them but whose
-/// file does, to the last (Africa/Casablanca): what a VTIMEZONE says with a DTSTART and RDATEs per observance.
+/// A zone's changes from some instant on, listed one by one, for a zone whose file lists changes its closing rule
+/// does not make (Africa/Casablanca's and Asia/Gaza's Ramadan, to 2087): what a VTIMEZONE says with a DTSTART and
+/// RDATEs per observance; then, where the closing rule keeps daylight time (Gaza's does), its seasons.
 public struct ZoneChanges: Sendable, Equatable {
     public struct Change: Sendable, Equatable {
         /// Seconds since the epoch.
@@ -122,17 +157,26 @@ public struct ZoneChanges: Sendable, Equatable {
         public let name: String
     }
 
-    /// From the change that started the time in force at the instant asked about on, oldest first.
+    /// From the change that started the time in force at the instant asked about on, oldest first, to the file's
+    /// last.
     public let changes: [Change]
+    /// The closing rule's seasons, from the first of their onsets after the last change on; nil where the closing
+    /// rule keeps one offset, which the last change starts.
+    public let closingSeasons: ZoneSeasons?
 }
 
 extension ZoneRulesStore {
-    /// The changes of zone `name` from `instant` on (`ZoneChanges`), or nil if the database has no such zone, or its
-    /// changes do not end (a closing rule with daylight time says those: `seasons(named:from:)`).
+    /// The changes of zone `name` from `instant` on (`ZoneChanges`), or nil if the database has no such zone, lists
+    /// no change, or has a closing rule with daylight time that `ZoneSeasons` cannot say.
     public func changes(named name: String, from instant: Date) -> ZoneChanges? {
         guard let rules = rules(named: name),
-            let found = rules.finiteChanges(from: CalendarSpec.microseconds(instant) / 1_000_000), !found.isEmpty
+            let found = rules.listedChanges(from: CalendarSpec.microseconds(instant) / 1_000_000), !found.isEmpty
         else { return nil }
+        var closingSeasons: ZoneSeasons?
+        if let rule = rules.footer, rule.daylightStart != nil {
+            guard let seasons = Self.seasons(of: rule) else { return nil }
+            closingSeasons = seasons
+        }
         return ZoneChanges(
             changes: found.map {
                 ZoneChanges.Change(
@@ -141,7 +185,8 @@ extension ZoneRulesStore {
                     utcOffset: $0.interval.utcOffset,
                     name: rules.abbreviations[$0.interval.abbreviationIndex]
                 )
-            }
+            },
+            closingSeasons: closingSeasons
         )
     }
 }

@@ -379,6 +379,39 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(try book.importTasks(again, into: 1).0.map(\.outcome) == [.unchanged, .unchanged])
     }
 
+    /// The days a shifted onset falls on, by month, as BYMONTHDAY values, checked against every year's date.
+    @Test(arguments: [
+        // Cairo: 24:00 of October's last Thursday, into November.
+        (ZoneSeasons.Onset(month: 10, week: 5, weekday: 4, dayShift: 1, secondsAfterMidnight: 0), [10, 11]),
+        // -1:00 of March's first Sunday: the last day of February, 28th or 29th, counted back.
+        (ZoneSeasons.Onset(month: 3, week: 1, weekday: 0, dayShift: -1, secondsAfterMidnight: 82_800), [2, 3]),
+        // 24:00 of February's last Saturday: its days counted back, and 1 March.
+        (ZoneSeasons.Onset(month: 2, week: 5, weekday: 6, dayShift: 1, secondsAfterMidnight: 0), [2, 3]),
+        // 50:00 of December's last Thursday: a Saturday, the last ones into January.
+        (ZoneSeasons.Onset(month: 12, week: 5, weekday: 4, dayShift: 2, secondsAfterMidnight: 7200), [12, 1]),
+    ])
+    func aShiftedOnsetsDaysByMonthAreTheDaysItFallsOn(onset: ZoneSeasons.Onset, months: [Int]) throws {
+        let parts = try #require(onset.daysByMonth)
+        #expect(parts.map(\.month) == months)
+        for year in 2000...2060 {
+            let date = onset.date(in: year)
+            let length = Calendar(identifier: .gregorian).range(
+                of: .day,
+                in: .month,
+                for: DateComponents(calendar: Calendar(identifier: .gregorian), year: date.year, month: date.month)
+                    .date!
+            )!.count
+            let matching = parts.filter { part in
+                part.month == date.month && part.days.contains { $0 == date.day || $0 == date.day - length - 1 }
+            }
+            #expect(matching.count == 1, "\(year): \(date) is not among \(parts)")
+        }
+        // February's fourth week moved past the 28th: the 29th in a leap year, 1 March in others.
+        #expect(
+            ZoneSeasons.Onset(month: 2, week: 4, weekday: 4, dayShift: 1, secondsAfterMidnight: 0).daysByMonth == nil
+        )
+    }
+
     @Test func aZonesSeasonsAreItsClosingRuleWhereThatRuleGovernsAndNothingElsewhere() throws {
         // Last Sunday of March and of October (week 5: -1SU), at 02:00 and 03:00 of the time before.
         let berlinSeasons = try #require(zones.seasons(named: "Europe/Berlin", from: t0))
@@ -398,6 +431,10 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
                 == ZoneSeasons.Onset(month: 9, week: 1, weekday: 6, dayShift: 1, secondsAfterMidnight: 0)
         )
         #expect(zones.seasons(named: "Asia/Kolkata", from: t0)?.daylight == nil)
+        // Gaza's file lists Ramadan's changes to 2086, then its closing rule keeps daylight time.
+        #expect(zones.seasons(named: "Asia/Gaza", from: t0) == nil)
+        #expect(zones.changes(named: "Asia/Gaza", from: t0)?.closingSeasons?.daylight != nil)
+        #expect(zones.changes(named: "Africa/Casablanca", from: t0)?.closingSeasons == nil)
 
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
         _ = try book.addItem(
@@ -430,8 +467,9 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     /// database says: Python's icalendar builds each zone from the component alone, and its offsets are compared with
     /// zoneinfo's at every change from 2027 to 2040 and at noon of every fifth day (`Tests/Tools/vtimezone_oracle.py`).
     /// Among them the zones whose changes come at a time outside the day: Santiago (24:00), Jerusalem (26:00 of a
-    /// Thursday), Nuuk (-1:00 of a Sunday); Dublin, whose tzdata saving is negative (its winter is "daylight"); and
-    /// Casablanca, whose changes are listed one by one.
+    /// Thursday), Nuuk (-1:00 of a Sunday), Cairo (24:00 of October's last Thursday, some years in November); Dublin,
+    /// whose tzdata saving is negative (its winter is "daylight"); Casablanca, whose changes are listed one by one;
+    /// and Gaza and Hebron, whose listed changes to 2086 come before a closing rule with daylight time.
     @Test func everyZonesVTimezoneMeansWhatTheZoneDatabaseSays() throws {
         var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
         var named: [String] = []
@@ -442,20 +480,41 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
             if added != nil { named.append(name) }
         }
         let document = book.calendarDocument()
-        // Said in docs/CALENDAR-FILES.md: Cairo, Gaza and Hebron with tzdata 2025b.
+        #expect(named.count > 300)
         let without = named.filter { !document.contains("TZID:\($0)\r\n") }
-        print("VTIMEZONE oracle: no VTIMEZONE for \(without)")
-        for name in ["America/Santiago", "Asia/Jerusalem", "America/Nuuk", "Africa/Casablanca"] {
-            #expect(document.contains("TZID:\(name)\r\n"), "\(name) has no VTIMEZONE")
-        }
+        #expect(without == [], "no VTIMEZONE for \(without)")
         #expect(document.contains("RRULE:FREQ=YEARLY;BYMONTH=9;BYDAY=SU;BYMONTHDAY=2,3,4,5,6,7,8\r\n"))
+        // Cairo's 24:00 of October's last Thursday: a Friday from 26 October to 1 November, a rule per month.
+        #expect(document.contains("RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=FR;BYMONTHDAY=26,27,28,29,30,31\r\n"))
+        #expect(document.contains("RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=FR;BYMONTHDAY=1\r\n"))
+        let report = try Self.vtimezoneOracle(document, years: 2027...2040)
+        #expect(report.zones > 300)
+        #expect(report.problems == [], "\(report.problems)")
+        // The zones whose VTIMEZONE lists changes (then says a closing rule), to past the list's end (2087).
+        var listed = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin)
+        for name in ["Africa/Cairo", "Africa/Casablanca", "Asia/Gaza", "Asia/Hebron"] {
+            _ = try listed.addItem(
+                NewItem(text: name, listID: 1, shouldRemind: true, repeatRule: "*-*-* 12:00 \(name)")
+            )
+        }
+        let far = try Self.vtimezoneOracle(listed.calendarDocument(), years: 2027...2100)
+        #expect(far.zones == 4 && far.changes > 400)
+        #expect(far.problems == [], "\(far.problems)")
+    }
+
+    /// What `Tests/Tools/vtimezone_oracle.py` finds comparing the VTIMEZONEs of `document` with zoneinfo in `years`.
+    private static func vtimezoneOracle(
+        _ document: String,
+        years: ClosedRange<Int>
+    ) throws -> (zones: Int, changes: Int, problems: [String]) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("nudge-vtimezones-\(UUID()).ics")
         try document.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: RecurrenceOracleTests.python)
         process.arguments = [
-            RecurrenceOracleTests.packageRoot + "/Tests/Tools/vtimezone_oracle.py", file.path, "2027", "2040",
+            RecurrenceOracleTests.packageRoot + "/Tests/Tools/vtimezone_oracle.py", file.path,
+            String(years.lowerBound), String(years.upperBound),
         ]
         let output = Pipe()
         process.standardOutput = output
@@ -464,10 +523,10 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "vtimezone_oracle.py failed (scripts/install-deps --tests)")
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let compared = report["zones"] as? Int ?? 0
-        print("VTIMEZONE oracle: \(compared) zones, \(report["changes"] ?? 0) changes compared with zoneinfo")
-        #expect(compared > 300)
-        #expect((report["problems"] as? [String]) == [], "\(report["problems"] ?? "")")
+        let zones = report["zones"] as? Int ?? 0
+        let changes = report["changes"] as? Int ?? 0
+        print("VTIMEZONE oracle \(years): \(zones) zones, \(changes) changes compared with zoneinfo")
+        return (zones, changes, report["problems"] as? [String] ?? ["no problems list in \(report)"])
     }
 
     @Test func whatHangsOnAnUnreadableStartIsLeftOutAndSaid() throws {

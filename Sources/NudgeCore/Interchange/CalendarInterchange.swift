@@ -163,82 +163,114 @@ public enum CalendarInterchange {
 
     /// A VTIMEZONE for zone `name` as its rules stand from `instant` (a repeat's first due date) on (`ZoneSeasons`):
     /// one yearly season, or a standard and a daylight one, each from its first onset in 1970, as calendar programs
-    /// commonly describe a zone; or, for a zone whose changes its closing rule does not say but its file lists to the
-    /// last (`ZoneChanges`: Africa/Casablanca), each change from the one in force at `instant` on, as a DTSTART and
-    /// RDATEs per observance. Readers that know the zone by name use their own rules; the others need this. Nil if
-    /// the rules cannot be said so: the repeat is then exported as one in another zone is, without RRULE.
+    /// commonly describe a zone; or, for a zone whose file lists changes its closing rule does not make
+    /// (`ZoneChanges`: Africa/Casablanca, Asia/Gaza), each change from the one in force at `instant` on, as a DTSTART
+    /// and RDATEs per observance, then the closing rule's seasons from their first onsets after the last. Readers
+    /// that know the zone by name use their own rules; the others need this. Nil if the rules cannot be said so: the
+    /// repeat is then exported as one in another zone is, without RRULE.
     private static func timeZoneComponent(_ name: String, from instant: Date, zones: ZoneRulesStore) -> [String]? {
-        func offset(_ seconds: Int) -> String {
-            let minutes = abs(seconds) / 60
-            return (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", minutes / 60, minutes % 60)
-        }
-        guard let seasons = zones.seasons(named: name, from: instant) else {
-            guard let changes = zones.changes(named: name, from: instant) else { return nil }
-            // One observance per kind of change, in the order they first come; each change at its wall time before.
-            var observances: [(key: [Int], name: String, onsets: [String])] = []
-            for change in changes.changes {
-                let key = [change.utcOffsetBefore, change.utcOffset]
-                let onset = wallTime(
-                    Date(timeIntervalSince1970: TimeInterval(change.at + Int64(change.utcOffsetBefore))),
-                    in: .gmt
-                )
-                if let index = observances.firstIndex(where: { $0.key == key && $0.name == change.name }) {
-                    observances[index].onsets.append(onset)
-                } else {
-                    observances.append((key, change.name, [onset]))
-                }
-            }
-            var lines = ["BEGIN:VTIMEZONE", "TZID:" + name]
-            for observance in observances {
-                // As with seasons: the change to the larger offset starts DAYLIGHT.
-                let kind = observance.key[1] > observance.key[0] ? "DAYLIGHT" : "STANDARD"
-                lines += [
-                    "BEGIN:" + kind, "TZOFFSETFROM:" + offset(observance.key[0]),
-                    "TZOFFSETTO:" + offset(observance.key[1]), "TZNAME:" + ICalendarText.escaped(observance.name),
-                    "DTSTART:" + observance.onsets[0],
-                ]
-                if observance.onsets.count > 1 {
-                    lines.append("RDATE:" + observance.onsets.dropFirst().joined(separator: ","))
-                }
-                lines.append("END:" + kind)
-            }
-            return lines + ["END:VTIMEZONE"]
-        }
-        func season(_ kind: String, _ season: ZoneSeasons.Season) -> [String] {
-            let lines = [
-                "BEGIN:" + kind, "TZOFFSETFROM:" + offset(season.utcOffsetBefore),
-                "TZOFFSETTO:" + offset(season.utcOffset),
-                "TZNAME:" + ICalendarText.escaped(season.name),
-            ]
-            guard let onset = season.start else { return lines + ["DTSTART:19700101T000000", "END:" + kind] }
-            let day = onset.day(in: 1970)
-            let time = onset.secondsAfterMidnight
-            return lines + [
-                String(
-                    format: "DTSTART:1970%02d%02dT%02d%02d%02d",
-                    onset.month,
-                    day,
-                    time / 3600,
-                    time / 60 % 60,
-                    time % 60
-                ),
-                "RRULE:" + RecurrenceRuleMapping.yearlyRule(onset),
-                "END:" + kind,
-            ]
-        }
         var lines = ["BEGIN:VTIMEZONE", "TZID:" + name]
-        if let daylight = seasons.daylight {
-            // Readers take DAYLIGHT for the season of the larger offset, as summer time mostly is (Python's icalendar
-            // moves Dublin's spring change an hour otherwise). tzdata gives Dublin a negative saving, IST standard and
-            // GMT its winter "daylight"; written as readers expect, the winter is STANDARD.
-            let (winter, summer) =
-                daylight.utcOffset >= seasons.standard.utcOffset
-                ? (seasons.standard, daylight) : (daylight, seasons.standard)
-            lines += season("STANDARD", winter) + season("DAYLIGHT", summer)
+        if let seasons = zones.seasons(named: name, from: instant) {
+            lines += observances(of: seasons, after: nil)
+        } else if let listed = zones.changes(named: name, from: instant) {
+            lines += observances(of: listed.changes)
+            if let closing = listed.closingSeasons, let last = listed.changes.last {
+                lines += observances(of: closing, after: last.at)
+            }
         } else {
-            lines += season("STANDARD", seasons.standard)
+            return nil
         }
         return lines + ["END:VTIMEZONE"]
+    }
+
+    /// `+0130`: a VTIMEZONE's offset.
+    private static func utcOffsetText(_ seconds: Int) -> String {
+        let minutes = abs(seconds) / 60
+        return (seconds < 0 ? "-" : "+") + String(format: "%02d%02d", minutes / 60, minutes % 60)
+    }
+
+    /// Listed changes as observances: one per kind of change, in the order they first come, each change at its wall
+    /// time before.
+    private static func observances(of changes: [ZoneChanges.Change]) -> [String] {
+        var observances: [(key: [Int], name: String, onsets: [String])] = []
+        for change in changes {
+            let key = [change.utcOffsetBefore, change.utcOffset]
+            let onset = wallTime(
+                Date(timeIntervalSince1970: TimeInterval(change.at + Int64(change.utcOffsetBefore))),
+                in: .gmt
+            )
+            if let index = observances.firstIndex(where: { $0.key == key && $0.name == change.name }) {
+                observances[index].onsets.append(onset)
+            } else {
+                observances.append((key, change.name, [onset]))
+            }
+        }
+        var lines: [String] = []
+        for observance in observances {
+            // As with seasons: the change to the larger offset starts DAYLIGHT.
+            let kind = observance.key[1] > observance.key[0] ? "DAYLIGHT" : "STANDARD"
+            lines += [
+                "BEGIN:" + kind, "TZOFFSETFROM:" + utcOffsetText(observance.key[0]),
+                "TZOFFSETTO:" + utcOffsetText(observance.key[1]), "TZNAME:" + ICalendarText.escaped(observance.name),
+                "DTSTART:" + observance.onsets[0],
+            ]
+            if observance.onsets.count > 1 {
+                lines.append("RDATE:" + observance.onsets.dropFirst().joined(separator: ","))
+            }
+            lines.append("END:" + kind)
+        }
+        return lines
+    }
+
+    /// A zone's seasons as observances, each from its first onset after `after` (seconds since the epoch), or in
+    /// 1970: one per season, or per month a shifted onset can start in.
+    private static func observances(of seasons: ZoneSeasons, after: Int64?) -> [String] {
+        func observances(_ kind: String, _ season: ZoneSeasons.Season) -> [String] {
+            let head = [
+                "BEGIN:" + kind, "TZOFFSETFROM:" + utcOffsetText(season.utcOffsetBefore),
+                "TZOFFSETTO:" + utcOffsetText(season.utcOffset), "TZNAME:" + ICalendarText.escaped(season.name),
+            ]
+            guard let onset = season.start else { return head + ["DTSTART:19700101T000000", "END:" + kind] }
+            let firstYear = after.map { Int(CivilCalendar.date(daysSinceEpoch: $0 / 86_400).year) } ?? 1970
+            var lines: [String] = []
+            for (month, rule) in RecurrenceRuleMapping.yearlyRules(onset) {
+                // Every month a rule names has an onset within 28 years, as weekdays and leap years repeat.
+                let first = (firstYear...(firstYear + 29)).lazy.map { onset.date(in: $0) }.first { date in
+                    let day = CivilCalendar.daysSinceEpoch(
+                        year: Int64(date.year),
+                        month: Int64(date.month),
+                        day: Int64(date.day)
+                    )
+                    let at = day * 86_400 + Int64(onset.secondsAfterMidnight - season.utcOffsetBefore)
+                    return date.month == month && at > (after ?? .min)
+                }
+                guard let first else { continue }
+                let time = onset.secondsAfterMidnight
+                lines +=
+                    head + [
+                        String(
+                            format: "DTSTART:%04d%02d%02dT%02d%02d%02d",
+                            first.year,
+                            first.month,
+                            first.day,
+                            time / 3600,
+                            time / 60 % 60,
+                            time % 60
+                        ),
+                        "RRULE:" + rule,
+                        "END:" + kind,
+                    ]
+            }
+            return lines
+        }
+        guard let daylight = seasons.daylight else { return observances("STANDARD", seasons.standard) }
+        // Readers take DAYLIGHT for the season of the larger offset, as summer time mostly is (Python's icalendar
+        // moves Dublin's spring change an hour otherwise). tzdata gives Dublin a negative saving, IST standard and
+        // GMT its winter "daylight"; written as readers expect, the winter is STANDARD.
+        let (winter, summer) =
+            daylight.utcOffset >= seasons.standard.utcOffset
+            ? (seasons.standard, daylight) : (daylight, seasons.standard)
+        return observances("STANDARD", winter) + observances("DAYLIGHT", summer)
     }
 
     /// RFC 5545: 1 is the highest, 5 medium, 9 the lowest.

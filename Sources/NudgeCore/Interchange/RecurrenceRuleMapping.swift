@@ -179,16 +179,20 @@ public enum RecurrenceRuleMapping {
         init(_ description: String) { self.description = description }
     }
 
-    /// The RRULE of a season's onset every year, as a VTIMEZONE says it: `FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU` (the
-    /// last Sunday of March); a shifted one by the weekday it falls on and the days it can fall on:
-    /// `FREQ=YEARLY;BYMONTH=9;BYDAY=SU;BYMONTHDAY=2,3,4,5,6,7,8` (the day after the first Saturday of September).
-    static func yearlyRule(_ onset: ZoneSeasons.Onset) -> String {
+    /// The RRULEs of a season's onset every year, as a VTIMEZONE says it, with the month each starts in:
+    /// `FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU` (the last Sunday of March); a shifted one by the weekday it falls on and the
+    /// days it can fall on, one rule per month they are in: `FREQ=YEARLY;BYMONTH=9;BYDAY=SU;BYMONTHDAY=2,3,4,5,6,7,8`
+    /// (the day after the first Saturday of September). Empty for a shift `ZoneSeasons.Onset.daysByMonth` cannot say.
+    static func yearlyRules(_ onset: ZoneSeasons.Onset) -> [(month: Int, rule: String)] {
         let code = weekdayCodes[(onset.shiftedWeekday + 6) % 7]
-        guard let days = onset.daysOfMonth, onset.dayShift != 0 else {
-            return "FREQ=YEARLY;BYMONTH=\(onset.month);BYDAY=\(onset.week >= 5 ? "-1" : String(onset.week))\(code)"
+        guard onset.dayShift != 0 else {
+            let week = onset.week >= 5 ? "-1" : String(onset.week)
+            return [(onset.month, "FREQ=YEARLY;BYMONTH=\(onset.month);BYDAY=\(week)\(code)")]
         }
-        return "FREQ=YEARLY;BYMONTH=\(onset.month);BYDAY=\(code);BYMONTHDAY="
-            + days.map(String.init).joined(separator: ",")
+        return (onset.daysByMonth ?? []).map { part in
+            let days = part.days.map(String.init).joined(separator: ",")
+            return (part.month, "FREQ=YEARLY;BYMONTH=\(part.month);BYDAY=\(code);BYMONTHDAY=\(days)")
+        }
     }
 
     // MARK: Private
