@@ -162,8 +162,11 @@ public struct RecurrenceRule: Sendable, Hashable {
     /// days of the year with days or months (BYYEARDAY with BYMONTHDAY or BYMONTH), of which it finds none; a week
     /// start other than Monday (WKST) where it matters, a weekly rule skipping weeks on several weekdays, which it
     /// ignores; hours on an hourly rule (BYHOUR with FREQ=HOURLY), where it loses INTERVAL and may give the start
-    /// twice; days counted from a month's end on a daily or hourly rule (a negative BYMONTHDAY), which it drops; and
-    /// days of the month on a weekly rule, which RFC 5545 forbids and on which its iterator gives nothing.
+    /// twice; days counted from a month's end on a daily or hourly rule (a negative BYMONTHDAY), which it drops;
+    /// days of the month on a weekly rule, which RFC 5545 forbids and on which its iterator gives nothing; and
+    /// BYSETPOS where it picks otherwise: on a weekly rule (ignored), among several times of a day (it picks days,
+    /// then gives each all the times), and among days of the month a positive and a negative value can both name
+    /// (counted twice, or the month skipped).
     public static func misreadParts(_ rule: String) -> (part: String, instead: String)? {
         var parts: [String: String] = [:]
         for part in rule.uppercased().split(separator: ";") {
@@ -185,6 +188,29 @@ public struct RecurrenceRule: Sendable, Hashable {
                 "a week starting on another day than Monday (WKST=\(week)) with INTERVAL and several BYDAY days",
                 "write the rule without WKST"
             )
+        }
+        if parts["BYSETPOS"] != nil {
+            if frequency == "WEEKLY" {
+                return ("positions in a week (BYSETPOS on an FREQ=WEEKLY rule)", "list in BYDAY only the days meant")
+            }
+            let times = ["BYHOUR", "BYMINUTE", "BYSECOND"].reduce(1) { product, name in
+                product * (parts[name].map { Set($0.split(separator: ",")).count } ?? 1)
+            }
+            if times > 1 {
+                return (
+                    "positions among several times of a day (BYSETPOS with \(times) from BYHOUR, BYMINUTE, BYSECOND)",
+                    "give one time of day, or a rule per time"
+                )
+            }
+            // Day d and day -n are one day in a month of d + n - 1 days.
+            let days = (parts["BYMONTHDAY"] ?? "").split(separator: ",").compactMap { Int($0) }
+            if days.contains(where: { day in day > 0 && days.contains { $0 < 0 && 29...32 ~= day - $0 } }) {
+                let list = parts["BYMONTHDAY"] ?? ""
+                return (
+                    "positions among days of the month two values can both name (BYSETPOS with BYMONTHDAY=\(list))",
+                    "count all the days from the month's start, or all from its end"
+                )
+            }
         }
         if ["HOURLY", "MINUTELY", "SECONDLY"].contains(frequency), parts["BYHOUR"] != nil {
             return ("hours (BYHOUR) on an FREQ=\(frequency) rule", "say it as FREQ=DAILY with BYHOUR")

@@ -71,8 +71,9 @@ def rule_text(rng):
             parts.append("BYMINUTE=" + ",".join(map(str, pick_values(rng, [0, 15, 30, 45], 2))))
     if freq == "HOURLY" and rng.random() < 0.3:
         parts.append("BYMINUTE=" + ",".join(map(str, pick_values(rng, [0, 20, 40], 2))))
-    if by_day and freq == "MONTHLY" and "BYDAY=" in parts[-1] and rng.random() < 0.3:
-        parts.append("BYSETPOS=" + rng.choice(["1", "-1", "2", "1,-1"]))
+    # BYSETPOS picks among the whole period's occurrences: its days and, with BYHOUR or BYMINUTE, their times.
+    if (by_day or any(p.startswith("BYMONTHDAY") for p in parts)) and rng.random() < 0.2:
+        parts.append("BYSETPOS=" + rng.choice(["1", "-1", "2", "1,-1", "-2,3"]))
     if freq == "WEEKLY" and rng.random() < 0.2:
         parts.append("WKST=" + rng.choice(["MO", "SU", "SA"]))
     end = rng.random()
@@ -148,12 +149,13 @@ def dateutil_occurrences(text, start, exdates, rdates, after):
     for moment in rdates:
         found.rdate(moment)
     # A wall time a DST change skips is read with the offset before it (RFC 5545), which can land it on the
-    # instant of the next one: each instant once.
-    moments = []
-    for moment in found.xafter(after, count=COUNT_SHOWN * 2, inc=False):
-        if not moments or moment.astimezone(UTC) != moments[-1].astimezone(UTC):
-            moments.append(moment)
-    return [utc_text(moment) for moment in moments[:COUNT_SHOWN]]
+    # instant of a later one, and aware datetimes of one zone compare by wall time: each instant once, in order,
+    # after `after` as an instant. Asked from three hours of wall time before it, for a `after` in a DST change.
+    moments = set()
+    for moment in found.xafter(after - datetime.timedelta(hours=3), count=COUNT_SHOWN * 3, inc=False):
+        if moment.astimezone(UTC) > after.astimezone(UTC):
+            moments.add(moment.astimezone(UTC))
+    return [utc_text(moment) for moment in sorted(moments)[:COUNT_SHOWN]]
 
 
 def recurring_ical_events_occurrences(text, zone_name, start, exdates, rdates, after, until):
