@@ -1,4 +1,5 @@
 import Foundation
+import NudgeRecurrence
 import Testing
 
 @testable import NudgeCalendar
@@ -29,7 +30,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         let wall = LocalTime(timeZone: zone).wallClock(at: first).wall
         let (year, month, day) = LocalTime.civil(days: LocalTime.floorDiv(wall, 86_400))
         let seconds = wall - LocalTime.floorDiv(wall, 86_400) * 86_400
-        let start = RecurrenceRuleMapping.Start(
+        let start = WallTime(
             year: year,
             month: month,
             day: day,
@@ -58,7 +59,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     }
 
     @Test func anRRuleTakesWhatItLeavesOutFromDTStart() throws {
-        let wednesday = RecurrenceRuleMapping.Start(year: 2026, month: 11, day: 25, hour: 10, minute: 15, second: 0)
+        let wednesday = WallTime(year: 2026, month: 11, day: 25, hour: 10, minute: 15, second: 0)
         func expression(_ rule: String, _ zone: RecurrenceRuleMapping.Zone = .floating) throws -> String {
             try RecurrenceRuleMapping.expression(for: rule, start: wednesday, zone: zone)
         }

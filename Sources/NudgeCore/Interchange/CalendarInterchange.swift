@@ -86,15 +86,16 @@ public enum CalendarInterchange {
         let repeatRule = item.repeatRule.flatMap { try? RepeatRule($0, localZone: timeZone, zones: zones) }
         var zone: (name: String, from: Date)?
         if let due = item.dueDate {
-            // The rule's wall times: floating (the reader's local time, as an expression without a zone means), UTC,
-            // or in the zone the expression names, which the document then describes in a VTIMEZONE.
-            var start: String?
+            // The repeat, with DTSTART and DUE, where RFC 5545's lines say it. An expression's wall times are
+            // floating (the reader's local time, as an expression without a zone means), UTC, or in the zone it
+            // names, which the document then describes in a VTIMEZONE.
+            var repeatLines: [String]?
             if let recurrence = repeatRule?.recurrence {
-                let (own, itsZone) = recurrenceLines(recurrence, dueAt: due, timeZone: timeZone)
-                (lines, zone, start) = (lines + own, itsZone, "")
+                (repeatLines, zone) = recurrenceLines(recurrence, dueAt: due, timeZone: timeZone)
             } else if let spec = repeatRule?.spec,
                 let (rule, wallZone) = RecurrenceRuleMapping.recurrenceRule(for: spec)
             {
+                var start: String?
                 switch wallZone {
                 case .utc: start = ":" + utc(due)
                 case .floating: start = ":" + wallTime(due, in: timeZone)
@@ -104,11 +105,12 @@ public enum CalendarInterchange {
                         zone = (name, due)
                     }
                 }
-                if let start { lines += ["DTSTART" + start, "DUE" + start, "RRULE:" + rule] }
+                repeatLines = start.map { ["DTSTART" + $0, "DUE" + $0, "RRULE:" + rule] }
             }
+            lines += repeatLines ?? []
             if let day = item.dueDay {
                 lines.append("DUE;VALUE=DATE:" + day.iso.filter(\.isNumber))
-            } else if start == nil {
+            } else if repeatLines == nil {
                 lines.append("DUE:" + utc(due))
             }
         }
@@ -365,7 +367,7 @@ public enum CalendarInterchange {
         // nudge keeps no start, and reads one only to place a repeat, an alarm or a DURATION: a start it cannot read
         // is left out, as a program that wrote such a file reads the rest (ical4android's test files).
         // What depends on the start (a repeat, alarms counted from it) is then left out too, and said.
-        var start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?
+        var start: (instant: Date, start: WallTime, zone: RecurrenceRuleMapping.Zone)?
         var startUnreadable = false
         if let property = component.property("DTSTART") {
             do throws(ModelError) {
@@ -479,7 +481,7 @@ public enum CalendarInterchange {
         zones: ZoneRulesStore,
         notes: inout [String]
     )
-        throws(ModelError) -> (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)
+        throws(ModelError) -> (instant: Date, start: WallTime, zone: RecurrenceRuleMapping.Zone)
     {
         let value = property.value.trimmingCharacters(in: .whitespaces)
         let digits = Array(value.utf8)
@@ -543,7 +545,7 @@ public enum CalendarInterchange {
         let instant = LocalTime(timeZone: wallZone).calendarInstant(forWall: wall)
         return (
             LocalTime.date(instant, fraction: 0),
-            RecurrenceRuleMapping.Start(year: year, month: month, day: day, hour: hour, minute: minute, second: second),
+            WallTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second),
             zone
         )
     }
@@ -650,7 +652,7 @@ public enum CalendarInterchange {
     /// A task's DTSTART as the repeat needs it: absent, read, or there but unreadable.
     private enum TaskStart {
         case none
-        case read((instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone))
+        case read((instant: Date, start: WallTime, zone: RecurrenceRuleMapping.Zone))
         case unreadable
     }
 
@@ -658,7 +660,7 @@ public enum CalendarInterchange {
         _ component: ICalendarComponent,
         into task: inout CalendarTask,
         start taskStart: TaskStart,
-        due: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?,
+        due: (instant: Date, start: WallTime, zone: RecurrenceRuleMapping.Zone)?,
         timeZone: TimeZone,
         zones: ZoneRulesStore,
         notes: inout [String]
@@ -683,7 +685,7 @@ public enum CalendarInterchange {
             }
         }
         guard let rule = recurrence else { return }
-        var start: (instant: Date, start: RecurrenceRuleMapping.Start, zone: RecurrenceRuleMapping.Zone)?
+        var start: (instant: Date, start: WallTime, zone: RecurrenceRuleMapping.Zone)?
         switch taskStart {
         case .none: break
         case .read(let read): start = read
@@ -729,14 +731,7 @@ public enum CalendarInterchange {
         do throws(ModelError) {
             // The rule runs from DUE: an exception or addition, which names a start, moves with it.
             let shift = anchor.instant.timeIntervalSince(start?.instant ?? anchor.instant)
-            let anchorStart = WallTime(
-                year: anchor.start.year,
-                month: anchor.start.month,
-                day: anchor.start.day,
-                hour: anchor.start.hour,
-                minute: anchor.start.minute,
-                second: anchor.start.second
-            )
+            let anchorStart = anchor.start
             let anchorZone: TimeZone =
                 switch anchor.zone {
                 case .utc: .gmt

@@ -1,5 +1,6 @@
 import Foundation
 import NudgeCalendar
+import NudgeRecurrence
 
 /// Between systemd calendar expressions (nudge's repeat rules) and iCalendar recurrence rules (RRULE, RFC 5545
 /// §3.3.10), both ways, where one says exactly what the other does.
@@ -51,22 +52,9 @@ public enum RecurrenceRuleMapping {
         case floating
     }
 
-    /// A start's wall-clock fields, as DTSTART gives them.
-    public struct Start: Sendable, Equatable {
-        public var year, month, day, hour, minute, second: Int
-        /// 0 is Monday.
-        public var weekday: Int
-
-        public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-            (self.year, self.month, self.day, self.hour, self.minute, self.second) =
-                (year, month, day, hour, minute, second)
-            weekday = (LocalTime.weekday(ofDays: LocalTime.days(year: year, month: month, day: day)) + 6) % 7
-        }
-    }
-
     /// The calendar expression that matches exactly the times `rule` (an RRULE value) gives from `start`, or why
     /// there is none.
-    public static func expression(for rule: String, start: Start, zone: Zone) throws(Unmapped) -> String {
+    public static func expression(for rule: String, start: WallTime, zone: Zone) throws(Unmapped) -> String {
         var fields: [String: String] = [:]
         for part in rule.split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1)
@@ -122,7 +110,11 @@ public enum RecurrenceRuleMapping {
         case "MONTHLY":
             if days == nil, byDay == nil { days = [start.day] }
         case "WEEKLY":
-            if weekdays == nil { weekdays = [start.weekday] }
+            if weekdays == nil {
+                // DTSTART's weekday, 0 Monday.
+                let days = LocalTime.days(year: start.year, month: start.month, day: start.day)
+                weekdays = [(LocalTime.weekday(ofDays: days) + 6) % 7]
+            }
         default: break
         }
         let hours = byHour ?? (["HOURLY", "MINUTELY"].contains(frequency) ? nil : [start.hour])

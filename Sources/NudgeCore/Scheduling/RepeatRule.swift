@@ -128,18 +128,10 @@ public struct RepeatRule: Sendable, Hashable, CustomStringConvertible {
         if let later = other.recurrence, let start = later.startInstant(in: zone) {
             return recurrence.startingAt(start, in: zone) == later
         }
-        let start = recurrence.start
         guard recurrence.exceptions.isEmpty, recurrence.additions.isEmpty,
             let expression = try? RecurrenceRuleMapping.expression(
                 for: recurrence.rule.text,
-                start: .init(
-                    year: start.year,
-                    month: start.month,
-                    day: start.day,
-                    hour: start.hour,
-                    minute: start.minute,
-                    second: start.second
-                ),
+                start: recurrence.start,
                 zone: recurrence.zone
             )
         else { return false }
