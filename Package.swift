@@ -82,6 +82,14 @@ let package = Package(
         // libical-dev), and nudge's wrapper of it.
         .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .target(name: "NudgeRecurrence", dependencies: ["CICal", "NudgeCalendar"]),
+        // Collection folders other programs keep (vdir: todoman, khal, vdirsyncer), read as tasks.
+        .target(
+            name: "NudgeVdir",
+            dependencies: [
+                "NudgeCore", "NudgeCalendar", "NudgeSystem",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         // libsystemd, for the journal sink and the session bus (Debian: libsystemd-dev).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Where reminders go: the sink protocol and its implementations (journal, desktop, command, log, record).
@@ -203,6 +211,10 @@ let package = Package(
             name: "NudgeStoreTests",
             dependencies: ["NudgeStore", "NudgeCore", "NudgeCalendar"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "NudgeVdirTests",
+            dependencies: ["NudgeVdir", "NudgeCore", "NudgeCalendar", "NudgeSystem", "NudgeTestSupport"]
         ),
         .testTarget(
             name: "NudgeSinksTests",

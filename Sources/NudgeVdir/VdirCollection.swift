@@ -1,0 +1,174 @@
+import Foundation
+import NudgeCalendar
+import NudgeCore
+import NudgeSystem
+import SystemPackage
+
+/// One collection folder in the vdir layout, as todoman and khal keep tasks and vdirsyncer syncs them with a CalDAV
+/// server: one item per `.ics` file, each written whole (a temporary file renamed over it), and beside them the
+/// collection's metadata files (`displayname`, `color`).
+///
+/// What nudge takes of one, read as a whole: each file holding a task (VTODO) is one task; a file of other components
+/// (events, journals) is left alone; a file nudge cannot take as one task is skipped, and said why, so that fixing it
+/// brings the task in. Reading changes nothing in the folder.
+public struct VdirCollection: Sendable {
+    /// A task of the folder, with the file it is in.
+    public struct Entry: Sendable {
+        /// Its name in the folder (`UID.ics`, as vdirsyncer and todoman name them; any name ending in `.ics`).
+        public let fileName: String
+        public let task: CalendarTask
+        /// The file as it was read: a later write back must find it so, or another program changed it meanwhile.
+        public let status: FileStatus
+    }
+
+    /// A file that holds a task nudge cannot take, and why (the file named, the line where the grammar says one).
+    public struct Skipped: Sendable, Equatable, CustomStringConvertible {
+        public let fileName: String
+        public let reason: String
+
+        public var description: String { "\(fileName): \(reason)" }
+    }
+
+    /// The folder's `displayname`, its first line, if it has one.
+    public let displayName: String?
+    /// By file name.
+    public let entries: [Entry]
+    /// By file name.
+    public let skipped: [Skipped]
+    /// Files of other components (VEVENT, VJOURNAL), left alone.
+    public let otherFiles: Int
+
+    /// As RFC 5545 files sent to `POST /v1/import`: a vdir file holds one item, and one this large is no task.
+    public static let maximumFileSize = 1 << 20
+
+    /// Reads the collection in `folder` (a path to a directory), evaluating its tasks' times in `timeZone` and the
+    /// zones of `zones`. Throws `VdirError.unavailable` if the folder cannot be listed: the caller keeps what it read
+    /// before (a disk not mounted is not every task removed).
+    public static func read(_ folder: String, timeZone: TimeZone, zones: ZoneRulesStore) throws(VdirError) -> Self {
+        let resolvedFolder: String
+        let names: [String]
+        do throws(Errno) {
+            resolvedFolder = try SystemCall.resolvedPath(folder)
+            // opendir says ENOTDIR of a file.
+            names = try SystemCall.directoryEntries(resolvedFolder).sorted()
+        } catch {
+            throw VdirError.unavailable(folder: folder, reason: error.description)
+        }
+        var entries: [Entry] = []
+        var skipped: [Skipped] = []
+        var otherFiles = 0
+        var fileOfUID: [String: String] = [:]
+        // vdirsyncer and todoman write a temporary file first, under a name of their own, then rename it: only
+        // `.ics` names are items, and hidden ones are such temporaries.
+        for name in names where name.hasSuffix(".ics") && !name.hasPrefix(".") {
+            switch readFile(name, in: resolvedFolder, timeZone: timeZone, zones: zones) {
+            case .task(let task, let status):
+                if let uid = task.uid, let first = fileOfUID[uid] {
+                    skipped.append(Skipped(fileName: name, reason: "its UID \(uid) is the task of \(first) already"))
+                    continue
+                }
+                if let uid = task.uid { fileOfUID[uid] = name }
+                entries.append(Entry(fileName: name, task: task, status: status))
+            case .skipped(let reason):
+                skipped.append(Skipped(fileName: name, reason: reason))
+            case .other:
+                otherFiles += 1
+            }
+        }
+        return VdirCollection(
+            displayName: displayName(in: resolvedFolder),
+            entries: entries,
+            skipped: skipped,
+            otherFiles: otherFiles
+        )
+    }
+
+    private enum FileReading {
+        case task(CalendarTask, FileStatus)
+        case skipped(String)
+        case other
+    }
+
+    private static func readFile(
+        _ name: String,
+        in folder: String,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
+    ) -> FileReading {
+        let path = folder + "/" + name
+        let bytes: [UInt8]
+        let status: FileStatus
+        do throws(Errno) {
+            var target = path
+            if try SystemCall.fileStatus(path, followingLinks: false).kind == .symbolicLink {
+                // Another user's link must not make nudge read, or later write, a file outside the folder.
+                target = try SystemCall.resolvedPath(path)
+                guard target.hasPrefix(folder + "/"), !target.dropFirst(folder.count + 1).contains("/") else {
+                    return .skipped(
+                        "a symbolic link out of the folder (to \(target)): nudge reads the folder's own files"
+                    )
+                }
+            }
+            status = try SystemCall.fileStatus(target, followingLinks: false)
+            guard status.kind == .regular else { return .skipped("not a regular file") }
+            guard let read = try SystemCall.contents(ofFile: target, limit: maximumFileSize) else {
+                return .skipped("larger than 1 MiB: a task's file is far smaller; split it or remove it")
+            }
+            bytes = read
+        } catch {
+            return .skipped("unreadable: \(error.description)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .skipped("not UTF-8 text, as RFC 5545 asks: save it as UTF-8")
+        }
+        // A file of events or journals is another program's, whatever it holds.
+        guard holdsTask(text) else { return .other }
+        let read: (tasks: [CalendarTask], skipped: [CalendarImportResult])
+        do throws(ModelError) {
+            read = try CalendarInterchange.tasks(in: text, timeZone: timeZone, zones: zones)
+        } catch {
+            return .skipped(error.description)
+        }
+        switch read.tasks.count {
+        case 1:
+            return .task(read.tasks[0], status)
+        case 0:
+            // Why its task was skipped (no SUMMARY, say), not the events beside it.
+            let why = read.skipped.first { $0.notes.first?.contains("nudge imports tasks (VTODO) only") == false }
+            return .skipped(
+                why.map { "line \($0.line): " + ($0.notes.first ?? "") } ?? "it holds no task nudge can take"
+            )
+        default:
+            let uids = read.tasks.map { $0.uid ?? "none" }.joined(separator: ", ")
+            return .skipped(
+                "it holds \(read.tasks.count) tasks (UIDs \(uids)): a vdir file holds one; give each its own file"
+            )
+        }
+    }
+
+    /// Whether a line of `text` begins a VTODO: what makes the file a task's.
+    private static func holdsTask(_ text: String) -> Bool {
+        text.split(whereSeparator: \.isNewline).contains { $0.uppercased() == "BEGIN:VTODO" }
+    }
+
+    private static func displayName(in folder: String) -> String? {
+        guard let bytes = try? SystemCall.contents(ofFile: folder + "/displayname", limit: 4096),
+            let text = String(validating: bytes, as: UTF8.self),
+            let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces),
+            !line.isEmpty
+        else { return nil }
+        return line
+    }
+}
+
+/// Why a collection folder cannot be read.
+public enum VdirError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The folder is missing, not a directory, or cannot be listed.
+    case unavailable(folder: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let folder, let reason): "the folder \(folder) is unavailable: \(reason)"
+        }
+    }
+}
