@@ -23,8 +23,9 @@ public struct ChecklistItem: Sendable, Equatable {
     /// The due instant whose reminder was last handled: fired, or recorded as missed. A restart never handles the
     /// same due instant twice.
     public var lastFiredAt: Date?
-    /// A systemd calendar expression in its normalized form (`Mon..Fri *-*-* 09:30:00`): the item recurs, and
-    /// `dueDate` is its next occurrence.
+    /// Its repeat rule in the normalized form `RepeatRule` keeps: a systemd calendar expression
+    /// (`Mon..Fri *-*-* 09:30:00`) or an RFC 5545 recurrence on one line (`DTSTART:20270105T190000
+    /// RRULE:FREQ=WEEKLY;INTERVAL=2`). The item recurs, and `dueDate` is its next occurrence.
     public var repeatRule: String?
     /// Repeat after completion (`RepeatAfter`): checking the item off leaves it open, due this many seconds after
     /// (an item due on a day: that many days, rounded up). Never with `repeatRule`.
