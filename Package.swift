@@ -182,6 +182,17 @@ let package = Package(
             ],
             path: "Benchmarks/DaemonBench"
         ),
+        // The floor nudge-bench edit-floor measures a durable edit against: Hummingbird, an append, an fdatasync.
+        .executableTarget(
+            name: "nudge-floor",
+            dependencies: [
+                "NudgeSystem",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Benchmarks/EditFloor"
+        ),
         // What the tests share: seeded randomness, the API called in-process, and the test doubles (a store in
         // memory, store faults, a timer, a clock and a sink that record, a log that keeps its lines, a notification
         // server) the unit tests put in place of the real parts.

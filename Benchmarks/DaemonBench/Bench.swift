@@ -38,6 +38,8 @@ import NudgeStore
                 try await FiringBench.run(options, http: http)
             } else if options.mode == "calendar" {
                 try await CalendarBench.run(options)
+            } else if options.mode == "edit-floor" {
+                try await EditFloorBench.run(options, http: http)
             } else {
                 try await run(options, http: http)
             }
@@ -126,7 +128,7 @@ import NudgeStore
 }
 
 struct Options {
-    /// `store`, `watchers`, `firing` or `calendar`.
+    /// `store`, `watchers`, `firing`, `calendar` or `edit-floor`.
     var mode = "store"
     var nudged = ".build/release/nudged"
     var sizes = [1_000, 100_000, 1_000_000]
@@ -143,13 +145,15 @@ struct Options {
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
-        guard let mode = arguments.popFirst(), ["store", "watchers", "firing", "calendar"].contains(mode) else {
+        guard let mode = arguments.popFirst(), ["store", "watchers", "firing", "calendar", "edit-floor"].contains(mode)
+        else {
             throw usage
         }
         self.mode = mode
         if mode == "watchers" { edits = 1000 }
         if mode == "firing" { sizes = [1_000_000] }
         if mode == "calendar" { sizes = [100_000] }
+        if mode == "edit-floor" { (sizes, runs, edits) = ([1_000, 1_000_000], 5, 400) }
         while let flag = arguments.popFirst() {
             if flag == "--full-log" {
                 fullLog = true
@@ -180,7 +184,9 @@ struct Options {
                 + "[--edits N] [--operations N] [--full-log]\n"
                 + "       nudge-bench watchers [--nudged PATH] [--watchers N] [--edits N] [--runs N] [--work DIR]\n"
                 + "       nudge-bench firing [--nudged PATH] [--items N] [--burst N] [--work DIR]\n"
-                + "       nudge-bench calendar [--nudged PATH] [--items N] [--runs N] [--work DIR]"
+                + "       nudge-bench calendar [--nudged PATH] [--items N] [--runs N] [--work DIR]\n"
+                + "       nudge-bench edit-floor [--nudged PATH] [--sizes 1000,1000000] [--runs N] [--edits N] "
+                + "[--work DIR]"
         )
     }
 }
