@@ -93,6 +93,12 @@ public struct RecurrenceRule: Sendable, Hashable {
 
     /// Reads `text`; an error names what libical could not read.
     public init(_ text: String) throws(RecurrenceRuleError) {
+        try self.init(text, refusingMisreads: true)
+    }
+
+    /// `refusingMisreads: false` gives libical even what it evaluates wrongly: only for the oracle test, which
+    /// checks that what `misreadParts` refuses is indeed misread.
+    init(_ text: String, refusingMisreads: Bool) throws(RecurrenceRuleError) {
         guard !text.isEmpty, text.utf8.count <= 1000, !text.utf8.contains(0) else {
             throw RecurrenceRuleError(rule: text, reason: "it is empty, over 1,000 bytes, or holds a NUL")
         }
@@ -108,7 +114,7 @@ public struct RecurrenceRule: Sendable, Hashable {
         }
         self.text = text
         var parts = text.split(separator: ";")
-        if let misread = Self.misreadParts(text) {
+        if refusingMisreads, let misread = Self.misreadParts(text) {
             throw RecurrenceRuleError(
                 rule: text,
                 reason: "nudge's engine (libical 3.0) cannot repeat by \(misread.part) exactly; \(misread.instead)"
@@ -164,9 +170,10 @@ public struct RecurrenceRule: Sendable, Hashable {
     /// ignores; hours on an hourly rule (BYHOUR with FREQ=HOURLY), where it loses INTERVAL and may give the start
     /// twice; days counted from a month's end on a daily or hourly rule (a negative BYMONTHDAY), which it drops;
     /// days of the month on a weekly rule, which RFC 5545 forbids and on which its iterator gives nothing; and
-    /// BYSETPOS where it picks otherwise: on a weekly rule (ignored), among several times of a day (it picks days,
-    /// then gives each all the times), and among days of the month a positive and a negative value can both name
-    /// (counted twice, or the month skipped).
+    /// BYSETPOS where it picks otherwise: on a weekly rule (ignored), on a daily or finer one beyond 1 and -1
+    /// (ignored), among several times of a day (it picks days, then gives each all the times), and among days of the
+    /// month or year a positive and a negative value can both name (counted twice, or the period skipped); and
+    /// ordinal weekdays with days of the month on a yearly rule without months, which counts them in each month.
     public static func misreadParts(_ rule: String) -> (part: String, instead: String)? {
         var parts: [String: String] = [:]
         for part in rule.uppercased().split(separator: ";") {
@@ -189,9 +196,18 @@ public struct RecurrenceRule: Sendable, Hashable {
                 "write the rule without WKST"
             )
         }
-        if parts["BYSETPOS"] != nil {
+        if let positions = parts["BYSETPOS"] {
             if frequency == "WEEKLY" {
                 return ("positions in a week (BYSETPOS on an FREQ=WEEKLY rule)", "list in BYDAY only the days meant")
+            }
+            // Such a period has one occurrence, which 1 and -1 pick and nothing else does; libical gives it anyway.
+            if ["DAILY", "HOURLY", "MINUTELY", "SECONDLY"].contains(frequency),
+                positions.split(separator: ",").contains(where: { $0 != "1" && $0 != "-1" })
+            {
+                return (
+                    "positions other than 1 and -1 (BYSETPOS=\(positions)) on an FREQ=\(frequency) rule",
+                    "drop BYSETPOS: each period has one occurrence"
+                )
             }
             let times = ["BYHOUR", "BYMINUTE", "BYSECOND"].reduce(1) { product, name in
                 product * (parts[name].map { Set($0.split(separator: ",")).count } ?? 1)
@@ -202,15 +218,26 @@ public struct RecurrenceRule: Sendable, Hashable {
                     "give one time of day, or a rule per time"
                 )
             }
-            // Day d and day -n are one day in a month of d + n - 1 days.
-            let days = (parts["BYMONTHDAY"] ?? "").split(separator: ",").compactMap { Int($0) }
-            if days.contains(where: { day in day > 0 && days.contains { $0 < 0 && 29...32 ~= day - $0 } }) {
-                let list = parts["BYMONTHDAY"] ?? ""
-                return (
-                    "positions among days of the month two values can both name (BYSETPOS with BYMONTHDAY=\(list))",
-                    "count all the days from the month's start, or all from its end"
-                )
+            // Day d and day -n are one day in a month of d + n - 1 days, or a year of as many.
+            for (name, lengths, unit) in [("BYMONTHDAY", 28...31, "month"), ("BYYEARDAY", 365...366, "year")] {
+                let days = (parts[name] ?? "").split(separator: ",").compactMap { Int($0) }
+                if days.contains(where: { day in day > 0 && days.contains { $0 < 0 && lengths ~= day - $0 - 1 } }) {
+                    return (
+                        "positions among days two values can both name (BYSETPOS with \(name)=\(parts[name] ?? ""))",
+                        "count all the days from the \(unit)'s start, or all from its end"
+                    )
+                }
             }
+        }
+        // Days of the month on a yearly rule are given to libical with every month named (init), where an ordinal
+        // weekday then counts within the month instead of the year.
+        if frequency == "YEARLY", parts["BYMONTHDAY"] != nil, parts["BYMONTH"] == nil,
+            parts["BYDAY"]?.contains(where: \.isNumber) == true
+        {
+            return (
+                "weekdays counted in the year (BYDAY=\(parts["BYDAY"] ?? "")) with days of the month (BYMONTHDAY)",
+                "name the months (BYMONTH), or give the weekdays without a number"
+            )
         }
         if ["HOURLY", "MINUTELY", "SECONDLY"].contains(frequency), parts["BYHOUR"] != nil {
             return ("hours (BYHOUR) on an FREQ=\(frequency) rule", "say it as FREQ=DAILY with BYHOUR")
