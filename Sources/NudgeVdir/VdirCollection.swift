@@ -146,9 +146,12 @@ public struct VdirCollection: Sendable {
         }
     }
 
-    /// Whether a line of `text` begins a VTODO: what makes the file a task's.
+    /// Whether a line of `text` begins a VTODO: what makes the file a task's. The first line may start with a
+    /// byte-order mark (a bare VTODO from a Windows program), and any may end in blanks.
     private static func holdsTask(_ text: String) -> Bool {
-        text.split(whereSeparator: \.isNewline).contains { $0.uppercased() == "BEGIN:VTODO" }
+        text.split(whereSeparator: \.isNewline).contains { line in
+            line.drop { $0 == "\u{FEFF}" }.trimmingCharacters(in: .whitespaces).uppercased() == "BEGIN:VTODO"
+        }
     }
 
     private static func displayName(in folder: String) -> String? {
