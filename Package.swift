@@ -108,7 +108,7 @@ let package = Package(
             name: "NudgeDaemon",
             dependencies: [
                 "NudgeCore", "NudgeCalendar", "NudgeStore", "NudgeSinks", "NudgeAPI", "NudgeAPITypes", "NudgeSystem",
-                "CLinux",
+                "NudgeVdir", "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -7,7 +7,7 @@ import NudgeCalendar
 /// A value type, so the holder can keep the value from before an operation and put it back if persisting the
 /// operation's changes fails: nothing is acknowledged that is not durable.
 public struct ReminderBook: Sendable {
-    public private(set) var library: ChecklistLibrary
+    public internal(set) var library: ChecklistLibrary
     public private(set) var scheduler: ReminderScheduler
     public let clock: any WallClock
     /// The zone repeat rules are evaluated in, unless a rule names its own: the daemon's.
@@ -18,13 +18,16 @@ public struct ReminderBook: Sendable {
     /// `timeZone` (`digestInstant(of:for:)`).
     public let digestTime: Int
     /// While an import runs: the items it put on a day whose digest went out, for one follow-up at its end.
-    private var heldFollowUps: [Int]?
+    var heldFollowUps: [Int]?
     /// While `recordingUndo` runs: each item the operation touched, in order, as it was before its first change.
     private var undoRecording: (touched: [(itemID: Int, before: UndoStep.Placed?)], seen: Set<Int>)?
     /// The ID of the last change of the user's (`changed`, `undone`) reported since the book was made, or of the last
     /// event before it was made. An undo read from the history up to some event is refused if a change came after it
     /// (`undoChange`).
     public private(set) var latestChangeID = 0
+    /// How each linked list's folder stood when last read (`applyFolder`), by list ID. Not stored: nudged reads every
+    /// linked folder when it starts.
+    public internal(set) var folderStates: [Int: FolderState] = [:]
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -191,7 +194,7 @@ public struct ReminderBook: Sendable {
     /// Items a change put on a day whose digest went out (added, moved to it, unchecked): one follow-up brings them,
     /// at once. A list whose digest time came but has not gone out (nothing woke nudged for it) goes out now, with
     /// them in it.
-    private mutating func followUp(_ itemIDs: [Int], now: Date) -> Outcome {
+    mutating func followUp(_ itemIDs: [Int], now: Date) -> Outcome {
         guard !itemIDs.isEmpty else { return Outcome() }
         let today = CalendarDay(containing: now, in: timeZone)
         let sentBefore = listsWhoseDigestWentOut(on: today)
@@ -284,6 +287,12 @@ public struct ReminderBook: Sendable {
     /// Adds an item with a newly allocated ID and schedules its reminder if it wants one. A recurring item is due
     /// at its rule's first occurrence at or after `dueDate` (or after now).
     public mutating func addItem(_ new: NewItem) throws(ModelError) -> (ChecklistItem, Outcome) {
+        if let list = library.list(id: new.listID), list.link != nil { throw .linkedListTakesNoItems(list) }
+        return try addItemIgnoringLink(new)
+    }
+
+    /// Adds an item, to a linked list too: the one way its folder's tasks come in (`applyFolder`).
+    mutating func addItemIgnoringLink(_ new: NewItem) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
         let change = try library.makeAddItem(new, now: now, timeZone: timeZone, zones: zones)
         return try put(change, now: now)
@@ -293,6 +302,15 @@ public struct ReminderBook: Sendable {
     /// a recurring item completes one occurrence, and one that repeats after completion starts its next round; each
     /// is reported as `completed`.
     public mutating func editItem(itemID: Int, _ edit: ItemEdit) throws(ModelError) -> (ChecklistItem, Outcome) {
+        try refuseIfKeptInFolder(itemID)
+        if let listID = edit.listID, let list = library.list(id: listID), list.link != nil {
+            throw .linkedListTakesNoItems(list)
+        }
+        return try editItemIgnoringLink(itemID: itemID, edit)
+    }
+
+    /// Edits an item, of a linked list too: the one way its file's changes come in (`applyFolder`).
+    mutating func editItemIgnoringLink(itemID: Int, _ edit: ItemEdit) throws(ModelError) -> (ChecklistItem, Outcome) {
         let now = clock.now()
         let before = library.item(id: itemID)
         let change = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone, zones: zones)
@@ -330,6 +348,12 @@ public struct ReminderBook: Sendable {
 
     /// Removes an item, cancelling its reminder.
     public mutating func removeItem(itemID: Int) throws(ModelError) -> Outcome {
+        try refuseIfKeptInFolder(itemID)
+        return try removeItemIgnoringLink(itemID: itemID)
+    }
+
+    /// Removes an item, of a linked list too: the one way a file gone from its folder leaves (`applyFolder`).
+    mutating func removeItemIgnoringLink(itemID: Int) throws(ModelError) -> Outcome {
         let change = try library.makeRemoveItem(itemID: itemID)
         try applyToItem(change)
         var outcome = Outcome(changes: [change])
@@ -493,6 +517,7 @@ public struct ReminderBook: Sendable {
         guard let item = library.item(id: itemID), let list = library.list(containing: itemID) else {
             throw ModelError.unknownItem(itemID)
         }
+        if response == .done { try refuseIfKeptInFolder(itemID) }
         let now = clock.now()
         let reminder = Reminder(itemID: itemID, text: item.text, listName: list.name, due: due, priority: item.priority)
         var outcome: Outcome
@@ -552,10 +577,16 @@ public struct ReminderBook: Sendable {
     public mutating func importTasks(_ tasks: [CalendarTask], into listID: Int) throws(ModelError) -> (
         [CalendarImportResult], Outcome
     ) {
-        guard library.list(id: listID) != nil else { throw .unknownList(listID) }
+        guard let target = library.list(id: listID) else { throw .unknownList(listID) }
+        if target.link != nil { throw .linkedListTakesNoItems(target) }
         var byUID: [String: Int] = [:]
+        var linkedUIDs: [String: Int] = [:]
         for list in library.lists {
-            for item in list.items { if let uid = item.calendarUID { byUID[uid] = item.itemID } }
+            for item in list.items {
+                if let uid = item.calendarUID {
+                    if list.link == nil { byUID[uid] = item.itemID } else { linkedUIDs[uid] = item.itemID }
+                }
+            }
         }
         func item(uid: String) -> Int? {
             let own = CalendarInterchange.itemID(fromUID: uid, storeID: library.storeID)
@@ -565,7 +596,7 @@ public struct ReminderBook: Sendable {
         // UID; two tasks with the same text take two items, the same two at every import.
         let named = Set(tasks.compactMap { $0.uid.flatMap(item(uid:)) })
         var byText: [String: [Int]] = [:]
-        for list in library.lists {
+        for list in library.lists where list.link == nil {
             for item in list.items where item.calendarUID == nil && !named.contains(item.itemID) {
                 byText[item.text, default: []].append(item.itemID)
             }
@@ -584,41 +615,13 @@ public struct ReminderBook: Sendable {
                 notes: task.notes
             )
             let itemID = task.uid.map(item(uid:)) ?? byText[task.text]?.popLast()
-            do {
-                if let itemID, let item = library.item(id: itemID) {
-                    result.itemID = itemID
-                    if let edit = edit(bringing: item, to: task) {
-                        outcome.append(contentsOf: try editItem(itemID: itemID, edit).1)
-                        result.outcome = .updated
-                        if edit.checked == true, task.repeatAfter != nil { result.notes.append(Self.roundCompleted) }
-                    }
-                } else {
-                    let (item, added) = try addItem(
-                        NewItem(
-                            text: task.text,
-                            listID: listID,
-                            dueDate: task.dueDay == nil ? task.dueDate : nil,
-                            dueDay: task.dueDay,
-                            shouldRemind: task.shouldRemind,
-                            repeatRule: task.repeatRule,
-                            repeatAfter: task.repeatAfter,
-                            priority: task.priority,
-                            warnings: task.warnings,
-                            calendarUID: task.uid
-                        )
-                    )
-                    // In the outcome at once: the item is in the library, whatever the check-off below does.
-                    outcome.append(contentsOf: added)
-                    (result.itemID, result.outcome) = (item.itemID, .created)
-                    if task.checked, task.repeatRule == nil {
-                        let checkOff = ItemEdit(checked: true, completedAt: task.completedAt)
-                        outcome.append(contentsOf: try editItem(itemID: item.itemID, checkOff).1)
-                        if task.repeatAfter != nil { result.notes.append(Self.roundCompleted) }
-                    }
+            do throws(ModelError) {
+                // A linked list's task changes in its folder alone; the import says so and goes on.
+                if let uid = task.uid, let linked = linkedUIDs[uid], let list = library.list(containing: linked) {
+                    result.itemID = linked
+                    throw ModelError.keptInFolder(linked, fileName: library.item(id: linked)?.fileName, list: list)
                 }
-                if task.checked, task.repeatRule != nil {
-                    result.notes.append("a completed recurring task: imported open, at its next occurrence")
-                }
+                try bring(task, into: itemID, orNewIn: listID, result: &result, outcome: &outcome)
             } catch {
                 if result.outcome == .unchanged { result.outcome = .skipped }
                 result.notes.insert(error.description, at: 0)
@@ -629,6 +632,55 @@ public struct ReminderBook: Sendable {
         heldFollowUps = nil
         outcome.append(contentsOf: numbered(followUp(held, now: clock.now())))
         return (results, outcome)
+    }
+
+    /// Brings `task` into item `itemID` (an edit, where they differ), or into a new item of `listID` (kept in the file
+    /// `fileName` of a linked list's folder): what an import and a linked folder do with each task. `result` says
+    /// which item, what was done, and what of the task was not taken; `outcome` gets each change as it is made, so that
+    /// one made before a refusal (an item added, then refused its check-off) is kept.
+    mutating func bring(
+        _ task: CalendarTask,
+        into itemID: Int?,
+        orNewIn listID: Int,
+        fileName: String? = nil,
+        result: inout CalendarImportResult,
+        outcome: inout Outcome
+    ) throws(ModelError) {
+        if let itemID, let item = library.item(id: itemID) {
+            result.itemID = itemID
+            if let edit = edit(bringing: item, to: task) {
+                outcome.append(contentsOf: try editItemIgnoringLink(itemID: itemID, edit).1)
+                result.outcome = .updated
+                if edit.checked == true, task.repeatAfter != nil { result.notes.append(Self.roundCompleted) }
+            }
+        } else {
+            let (item, added) = try addItemIgnoringLink(
+                NewItem(
+                    text: task.text,
+                    listID: listID,
+                    dueDate: task.dueDay == nil ? task.dueDate : nil,
+                    dueDay: task.dueDay,
+                    shouldRemind: task.shouldRemind,
+                    repeatRule: task.repeatRule,
+                    repeatAfter: task.repeatAfter,
+                    priority: task.priority,
+                    warnings: task.warnings,
+                    calendarUID: task.uid,
+                    fileName: fileName
+                )
+            )
+            // In the outcome at once: the item is in the library, whatever the check-off below does.
+            outcome.append(contentsOf: added)
+            (result.itemID, result.outcome) = (item.itemID, .created)
+            if task.checked, task.repeatRule == nil {
+                let checkOff = ItemEdit(checked: true, completedAt: task.completedAt)
+                outcome.append(contentsOf: try editItemIgnoringLink(itemID: item.itemID, checkOff).1)
+                if task.repeatAfter != nil { result.notes.append(Self.roundCompleted) }
+            }
+        }
+        if task.checked, task.repeatRule != nil {
+            result.notes.append("a completed recurring task: imported open, at its next occurrence")
+        }
     }
 
     /// What an import says of a completed task that repeats after completion.
@@ -704,6 +756,13 @@ public struct ReminderBook: Sendable {
         return changed ? edit : nil
     }
 
+    /// Refuses a change of nudge's to an item its linked list's folder keeps: the folder's file is its truth.
+    private func refuseIfKeptInFolder(_ itemID: Int) throws(ModelError) {
+        if let list = library.list(containing: itemID), list.link != nil {
+            throw .keptInFolder(itemID, fileName: library.item(id: itemID)?.fileName, list: list)
+        }
+    }
+
     // MARK: Private
 
     private mutating func put(_ change: ChecklistChange, now: Date, numbering: Bool = true) throws(ModelError) -> (
@@ -773,7 +832,7 @@ public struct ReminderBook: Sendable {
     }
 
     /// Gives the outcome's events their IDs, as they were decided. Every operation that reports events ends here.
-    private mutating func numbered(_ outcome: Outcome) -> Outcome {
+    mutating func numbered(_ outcome: Outcome) -> Outcome {
         var outcome = outcome
         library.allocateIDs(for: &outcome.events)
         return outcome

@@ -85,7 +85,7 @@ struct Daemon {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
-                    service, server,
+                    service, server, LinkedFolders(service: service, logger: logger),
                     ConfigurationReloader(
                         running: options,
                         reload: reload,

@@ -27,6 +27,10 @@ struct StoredList: RecordBox {
     var record: Checklist
 }
 
+struct StoredLink: RecordBox {
+    var record: ListLink
+}
+
 struct StoredSnapshotFields: RecordBox {
     var record: SnapshotFields
 }

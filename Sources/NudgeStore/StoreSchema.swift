@@ -52,6 +52,11 @@ public enum StoreSchema {
             change: "an item's repeat may be an RFC 5545 recurrence (DTSTART:… RRULE:…), which an older nudged "
                 + "would read as no repeat"
         ),
+        Format(
+            version: 12,
+            change: "a list may be kept in a folder of task files (link; change setLink), and its items name their "
+                + "file there (fileName)"
+        ),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version
@@ -80,6 +85,7 @@ extension ChecklistItem: StoredRecord {
         .init("warnings", \.warnings),
         .init("warnedThrough", \.warnedThrough),
         .init("uid", \.calendarUID),
+        .init("fileName", \.fileName),
     ]
 
     static let blank = ChecklistItem(itemID: 0, text: "", createdAt: Date(timeIntervalSinceReferenceDate: 0))
@@ -97,9 +103,23 @@ extension Checklist: StoredRecord {
         .init("items", \.items, .required),
         .init("digestTime", \.digestTime),
         .init("digestSentOn", \.digestSentOn),
+        .init("link", \.link),
     ]
 
     static let blank = Checklist(listID: 0, name: "")
     static let fieldIndex = makeFieldIndex()
     static let readerSlot = 1
+}
+
+/// A list's link to a folder of task files.
+extension ListLink: StoredRecord {
+    typealias Box = StoredLink
+    static let fields: [StoredField<ListLink>] = [
+        .init("folder", \.folder, .required),
+        .init("remindsAtDue", \.remindsAtDue, .required),
+    ]
+
+    static let blank = ListLink(folder: "")
+    static let fieldIndex = makeFieldIndex()
+    static let readerSlot = 3
 }

@@ -9,12 +9,13 @@ struct StoredChange: Codable, Sendable {
     init(_ change: ChecklistChange) { self.change = change }
 
     private enum Name: String, CodingKey {
-        case addList, updateList, removeList, setDefaultList, setDigestTime, markDigestSent, putItem, removeItem
+        case addList, updateList, removeList, setDefaultList, setDigestTime, markDigestSent, setLink, putItem,
+            removeItem
     }
 
     private enum Argument: String, CodingKey {
         case unnamed = "_0"
-        case listID, name, iconName, itemID, digestTime, day
+        case listID, name, iconName, itemID, digestTime, day, link
     }
 
     init(from decoder: any Decoder) throws {
@@ -48,6 +49,11 @@ struct StoredChange: Codable, Sendable {
                 )
             case .markDigestSent:
                 .markDigestSent(listID: try id(.listID), day: try arguments.decode(CalendarDay.self, forKey: .day))
+            case .setLink:
+                .setLink(
+                    listID: try id(.listID),
+                    link: try arguments.decodeIfPresent(StoredLink.self, forKey: .link)?.record
+                )
             case .putItem:
                 .putItem(
                     try arguments.decode(StoredItem.self, forKey: .unnamed).record,
@@ -82,6 +88,10 @@ struct StoredChange: Codable, Sendable {
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .markDigestSent)
             try arguments.encode(listID, forKey: .listID)
             try arguments.encode(day, forKey: .day)
+        case .setLink(let listID, let link):
+            var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .setLink)
+            try arguments.encode(listID, forKey: .listID)
+            try arguments.encodeIfPresent(link.map(StoredLink.init(record:)), forKey: .link)
         case .putItem(let item, let listID):
             var arguments = container.nestedContainer(keyedBy: Argument.self, forKey: .putItem)
             try arguments.encode(StoredItem(record: item), forKey: .unnamed)
@@ -93,6 +103,6 @@ struct StoredChange: Codable, Sendable {
     }
 
     private static let kinds =
-        "addList, updateList, removeList, setDefaultList, setDigestTime, markDigestSent, putItem "
-        + "or removeItem"
+        "addList, updateList, removeList, setDefaultList, setDigestTime, markDigestSent, setLink, "
+        + "putItem or removeItem"
 }

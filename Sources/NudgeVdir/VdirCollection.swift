@@ -21,20 +21,12 @@ public struct VdirCollection: Sendable {
         public let status: FileStatus
     }
 
-    /// A file that holds a task nudge cannot take, and why (the file named, the line where the grammar says one).
-    public struct Skipped: Sendable, Equatable, CustomStringConvertible {
-        public let fileName: String
-        public let reason: String
-
-        public var description: String { "\(fileName): \(reason)" }
-    }
-
     /// The folder's `displayname`, its first line, if it has one.
     public let displayName: String?
     /// By file name.
     public let entries: [Entry]
-    /// By file name.
-    public let skipped: [Skipped]
+    /// Files that hold a task nudge cannot take, and why (the line where the grammar says one), by file name.
+    public let skipped: [SkippedFile]
     /// Files of other components (VEVENT, VJOURNAL), left alone.
     public let otherFiles: Int
 
@@ -55,7 +47,7 @@ public struct VdirCollection: Sendable {
             throw VdirError.unavailable(folder: folder, reason: error.description)
         }
         var entries: [Entry] = []
-        var skipped: [Skipped] = []
+        var skipped: [SkippedFile] = []
         var otherFiles = 0
         var fileOfUID: [String: String] = [:]
         // vdirsyncer and todoman write a temporary file first, under a name of their own, then rename it: only
@@ -64,13 +56,15 @@ public struct VdirCollection: Sendable {
             switch readFile(name, in: resolvedFolder, timeZone: timeZone, zones: zones) {
             case .task(let task, let status):
                 if let uid = task.uid, let first = fileOfUID[uid] {
-                    skipped.append(Skipped(fileName: name, reason: "its UID \(uid) is the task of \(first) already"))
+                    skipped.append(
+                        SkippedFile(fileName: name, reason: "its UID \(uid) is the task of \(first) already")
+                    )
                     continue
                 }
                 if let uid = task.uid { fileOfUID[uid] = name }
                 entries.append(Entry(fileName: name, task: task, status: status))
             case .skipped(let reason):
-                skipped.append(Skipped(fileName: name, reason: reason))
+                skipped.append(SkippedFile(fileName: name, reason: reason))
             case .other:
                 otherFiles += 1
             }
@@ -80,6 +74,16 @@ public struct VdirCollection: Sendable {
             entries: entries,
             skipped: skipped,
             otherFiles: otherFiles
+        )
+    }
+
+    /// What the folder holds, as the book takes it (`ReminderBook.applyFolder`).
+    public var contents: FolderContents {
+        FolderContents(
+            tasks: entries.map { FolderTask(fileName: $0.fileName, task: $0.task) },
+            skipped: skipped,
+            otherFiles: otherFiles,
+            displayName: displayName
         )
     }
 

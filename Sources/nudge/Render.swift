@@ -173,6 +173,8 @@ enum Render {
             ("Created", date(item.createdAt, otherwise: "")),
             ("Updated", date(item.updatedAt, otherwise: "")),
         ]
+        if let file = item.file { rows.append(("File", file + " (in its list's linked folder)")) }
+        if let uid = item.uid { rows.append(("UID", oneLine(uid))) }
         if let snoozed = item.snoozedUntil, let pending = rows.firstIndex(where: { $0.0 == "Pending" }) {
             rows.insert(("Snoozed", "until \(date(snoozed, otherwise: ""))"), at: pending)
         }
@@ -272,12 +274,26 @@ enum Render {
                 [
                     Cell(String($0.listID), .dim), Cell(oneLine($0.name), .bold),
                     Cell($0.isDefault ? "(default)" : ""), Cell($0.iconName.rawValue), Cell($0.status),
+                    Cell($0.link.map(linkText) ?? "", .dim),
                 ]
             },
             rightAligned: [0],
             flexible: 1,
             terminal: look.terminal
         )
+    }
+
+    /// A linked list's folder and how it stood when last read: `linked to /path: ok, 12 tasks, 1 skipped`.
+    static func linkText(_ link: Components.Schemas.ListLink) -> String {
+        let state: String =
+            switch link.state {
+            case .ok:
+                "ok" + (link.skipped.isEmpty ? "" : ", \(link.skipped.count) skipped")
+                    + (link.otherFiles == 0 ? "" : ", \(link.otherFiles) other files left alone")
+            case .unavailable: "unavailable: " + oneLine(link.reason ?? "")
+            case .unread: "not read yet"
+            }
+        return "linked to \(oneLine(link.folder)): \(state)"
     }
 
     /// `watch`: one line per event.

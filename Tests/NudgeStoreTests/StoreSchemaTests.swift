@@ -32,8 +32,12 @@ extension NudgeStoreTests {
             snoozedUntil: instant + 7200,
             warnings: [86_400, 600],
             warnedThrough: instant - 120,
-            calendarUID: "uid-from-elsewhere@example.org"
+            calendarUID: "uid-from-elsewhere@example.org",
+            fileName: "uid-from-elsewhere.ics"
         )
+
+        /// A link with every field set, none to what a blank link holds.
+        static let link = ListLink(folder: "/home/someone/.local/share/tasks/errands", remindsAtDue: false)
 
         static let list = Checklist(
             listID: 7,
@@ -41,7 +45,8 @@ extension NudgeStoreTests {
             iconName: .groceries,
             items: [item],
             digestTime: 7 * 3600 + 1800,
-            digestSentOn: CalendarDay(year: 2027, month: 3, day: 27)
+            digestSentOn: CalendarDay(year: 2027, month: 3, day: 27),
+            link: link
         )
 
         static func library() throws -> ChecklistLibrary {
@@ -99,6 +104,7 @@ extension NudgeStoreTests {
         @Test func everyPropertyDiffersFromTheBlank() throws {
             #expect(Self.propertiesLeftBlank(Self.item, blank: ChecklistItem.blank) == [])
             #expect(Self.propertiesLeftBlank(Self.list, blank: Checklist.blank) == [])
+            #expect(Self.propertiesLeftBlank(Self.link, blank: ListLink.blank) == [])
             let fields = StoreSnapshot(library: try Self.library(), logSequence: 12).fields
             #expect(Self.propertiesLeftBlank(fields, blank: SnapshotFields(formatVersion: 0)) == [])
             // The library's properties, each stored through `SnapshotFields` (`locations` is an index built on load,
@@ -144,6 +150,8 @@ extension NudgeStoreTests {
                     .setDigestTime(listID: 7, digestTime: 7 * 3600 + 1800),
                     .setDigestTime(listID: 7, digestTime: nil),
                     .markDigestSent(listID: 7, day: try #require(CalendarDay(iso: "2027-03-27"))),
+                    .setLink(listID: 7, link: Self.link),
+                    .setLink(listID: 7, link: nil),
                     .putItem(Self.item, listID: 7),
                     .removeItem(itemID: 42),
                     .removeList(listID: 7),

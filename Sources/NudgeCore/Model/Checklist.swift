@@ -14,6 +14,8 @@ public struct Checklist: Sendable, Equatable {
     /// The last day whose digest of this list went out (or had nothing to bring): no restart sends it again, and an
     /// item added to the day after it comes in a follow-up.
     public var digestSentOn: CalendarDay?
+    /// The folder of task files the list is kept in, if it is linked to one (`ListLink`).
+    public var link: ListLink?
 
     public init(
         listID: Int,
@@ -21,7 +23,8 @@ public struct Checklist: Sendable, Equatable {
         iconName: IconName = .noIcon,
         items: [ChecklistItem] = [],
         digestTime: Int? = nil,
-        digestSentOn: CalendarDay? = nil
+        digestSentOn: CalendarDay? = nil,
+        link: ListLink? = nil
     ) {
         self.listID = listID
         self.name = name
@@ -29,6 +32,7 @@ public struct Checklist: Sendable, Equatable {
         self.items = items
         self.digestTime = digestTime
         self.digestSentOn = digestSentOn
+        self.link = link
     }
 
     /// How many items are not checked off yet.

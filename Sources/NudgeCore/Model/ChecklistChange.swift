@@ -9,6 +9,8 @@ public enum ChecklistChange: Sendable, Equatable {
     case removeList(listID: Int)
     /// Items added without a list go to this one from now on.
     case setDefaultList(listID: Int)
+    /// The list is kept in a folder of task files from now on, with these settings (`ListLink`); nil: no longer.
+    case setLink(listID: Int, link: ListLink?)
     /// The list's items due on a day come in the day's digest at this time (seconds after midnight); nil: nudged's.
     case setDigestTime(listID: Int, digestTime: Int?)
     /// The list's digest of `day` went out (or had nothing to bring).

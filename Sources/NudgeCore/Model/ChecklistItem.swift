@@ -49,6 +49,9 @@ public struct ChecklistItem: Sendable, Equatable {
     /// The UID of the iCalendar task it was imported from, when that was not one nudge made: importing the task
     /// again updates this item, and exporting it gives the UID back.
     public var calendarUID: String?
+    /// In a linked list (`ListLink`): the name of the file in the list's folder that holds it. The file is the item's
+    /// identity there: a file gone is the item removed.
+    public var fileName: String?
 
     public init(
         itemID: Int,
@@ -69,7 +72,8 @@ public struct ChecklistItem: Sendable, Equatable {
         snoozedUntil: Date? = nil,
         warnings: [TimeInterval] = [],
         warnedThrough: Date? = nil,
-        calendarUID: String? = nil
+        calendarUID: String? = nil,
+        fileName: String? = nil
     ) {
         self.itemID = itemID
         self.text = text
@@ -90,6 +94,7 @@ public struct ChecklistItem: Sendable, Equatable {
         self.warnings = warnings
         self.warnedThrough = warnedThrough
         self.calendarUID = calendarUID
+        self.fileName = fileName
     }
 
     /// Keeps `completedAt` true to `checked` after a change made at `instant`: an item the change checked off was

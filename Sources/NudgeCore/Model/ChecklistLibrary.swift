@@ -247,6 +247,19 @@ public struct ChecklistLibrary: Sendable, Equatable {
         return .removeList(listID: listID)
     }
 
+    /// A change that keeps the list in `link`'s folder from now on, or with nil no longer. A list is linked while it
+    /// has no items (its items are then the folder's), and a folder to one list at a time.
+    public func makeSetLink(listID: Int, link: ListLink?) throws(ModelError) -> ChecklistChange {
+        guard let list = list(id: listID) else { throw .unknownList(listID) }
+        guard let link else { return .setLink(listID: listID, link: nil) }
+        guard link.folder.hasPrefix("/") else { throw .folderNotAbsolute(link.folder) }
+        if list.link == nil, !list.items.isEmpty { throw .listNotEmpty(list.name, count: list.items.count) }
+        if let other = lists.first(where: { $0.listID != listID && $0.link?.folder == link.folder }) {
+            throw .folderLinkedTwice(link.folder, to: other.name)
+        }
+        return .setLink(listID: listID, link: link)
+    }
+
     /// A change that adds an item with the next item ID. With a repeat rule, the due date is the rule's first
     /// occurrence at or after `dueDate` or the start of `dueDay` (or after `now`).
     public func makeAddItem(_ new: NewItem, now: Date, timeZone: TimeZone = .current, zones: ZoneRulesStore)
@@ -266,7 +279,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
             priority: new.priority,
             catchUp: new.catchUp,
             warnings: try Warnings.normalized(new.warnings),
-            calendarUID: new.calendarUID
+            calendarUID: new.calendarUID,
+            fileName: new.fileName
         )
         if let repeatRule = new.repeatRule {
             (item.repeatRule, item.dueDate) = try Self.startSeries(
@@ -471,6 +485,9 @@ public struct ChecklistLibrary: Sendable, Equatable {
         case .setDigestTime(let listID, let digestTime):
             guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
             lists[index].digestTime = digestTime
+        case .setLink(let listID, let link):
+            guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
+            lists[index].link = link
         case .markDigestSent(let listID, let day):
             guard let index = lists.firstIndex(where: { $0.listID == listID }) else { throw .unknownList(listID) }
             lists[index].digestSentOn = day

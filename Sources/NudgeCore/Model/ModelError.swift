@@ -33,6 +33,13 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A change that cannot be taken back as things are: it is not a change, its items changed since, it is too
         /// large to have been kept (409).
         case notUndoable = "not_undoable"
+        /// A change to a list kept in a folder (`ListLink`), or to its items, that only the folder may make, or a
+        /// folder linked to another list already (409).
+        case linkedList = "linked_list"
+        /// A list with items of its own linked to a folder, whose tasks would be its items (409).
+        case listNotEmpty = "list_not_empty"
+        /// A folder to link that is not an absolute path (422).
+        case invalidFolder = "invalid_folder"
     }
 
     public let code: Code
@@ -228,6 +235,58 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             code: .calendarNotUnderstood,
             description: "cannot read the calendar: line \(line): \(problem); nothing was imported (fix the file, or "
                 + "export it again from the program that wrote it)"
+        )
+    }
+
+    /// An item of a linked list changed by nudge: its file is its truth, and nudge does not write to the folder.
+    public static func keptInFolder(_ itemID: Int, fileName: String?, list: Checklist) -> ModelError {
+        let folder = list.link?.folder ?? ""
+        let file = fileName.map { folder + "/" + $0 } ?? folder
+        return ModelError(
+            code: .linkedList,
+            description: "item \(itemID) is kept in \(file), the folder of list \"\(list.name)\": change it there "
+                + "(with todoman, or the program that syncs it); nudge follows the folder and does not write to it yet"
+        )
+    }
+
+    /// An item added to, moved into or imported into a linked list.
+    public static func linkedListTakesNoItems(_ list: Checklist) -> ModelError {
+        ModelError(
+            code: .linkedList,
+            description: "list \"\(list.name)\" is kept in the folder \(list.link?.folder ?? ""): add the task there "
+                + "(todo new --list …), or choose another list; nudge does not write to linked folders yet"
+        )
+    }
+
+    public static func folderLinkedTwice(_ folder: String, to listName: String) -> ModelError {
+        ModelError(
+            code: .linkedList,
+            description: "the folder \(folder) is linked to list \"\(listName)\" already: a folder keeps one list's "
+                + "items; unlink that list first (nudge list unlink \"\(listName)\")"
+        )
+    }
+
+    public static func listNotEmpty(_ listName: String, count: Int) -> ModelError {
+        ModelError(
+            code: .listNotEmpty,
+            description: "list \"\(listName)\" has \(count) item\(count == 1 ? "" : "s") of its own: a linked list's "
+                + "items are its folder's tasks; link a new list (nudge list link NAME FOLDER makes it), or move or "
+                + "remove these items first"
+        )
+    }
+
+    public static func folderNotAbsolute(_ folder: String) -> ModelError {
+        ModelError(
+            code: .invalidFolder,
+            description: "\"\(folder)\" is not an absolute path: give the collection folder from / "
+                + "(nudge list link resolves a relative one against the current directory)"
+        )
+    }
+
+    public static func notLinked(_ listName: String) -> ModelError {
+        ModelError(
+            code: .linkedList,
+            description: "list \"\(listName)\" is not linked to a folder; link it first (nudge list link NAME FOLDER)"
         )
     }
 }

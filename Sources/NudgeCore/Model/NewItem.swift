@@ -21,6 +21,8 @@ public struct NewItem: Sendable, Hashable {
     public var warnings: [TimeInterval]
     /// The UID of the iCalendar task it was imported from.
     public var calendarUID: String?
+    /// The file of its linked list's folder that holds it.
+    public var fileName: String?
 
     public init(
         text: String,
@@ -33,7 +35,8 @@ public struct NewItem: Sendable, Hashable {
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
         warnings: [TimeInterval] = [],
-        calendarUID: String? = nil
+        calendarUID: String? = nil,
+        fileName: String? = nil
     ) {
         self.text = text
         self.listID = listID
@@ -46,5 +49,6 @@ public struct NewItem: Sendable, Hashable {
         self.catchUp = catchUp
         self.warnings = warnings
         self.calendarUID = calendarUID
+        self.fileName = fileName
     }
 }

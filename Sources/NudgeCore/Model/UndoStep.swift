@@ -216,18 +216,26 @@ extension ChecklistChange {
         switch self {
         case .putItem(let item, _): item.itemID
         case .removeItem(let itemID): itemID
-        case .addList, .updateList, .removeList, .setDefaultList, .setDigestTime, .markDigestSent: nil
+        case .addList, .updateList, .removeList, .setDefaultList, .setDigestTime, .markDigestSent, .setLink: nil
         }
     }
 }
 
 extension ChecklistLibrary {
-    /// Why the items `step` held before cannot all come back: a list one was in is gone, or the calendar task one
-    /// came from is another item's now (one imported again since it was removed); nil if they can. One pass over the
-    /// items, whatever the step holds.
+    /// Why the items `step` held before cannot all come back: a list one was in is gone, or is kept in a folder now
+    /// and it is not there (a linked list's items are its folder's), or the calendar task one came from is another
+    /// item's now (one imported again since it was removed); nil if they can. One pass over the items, whatever the
+    /// step holds.
     func whyNotRestorable(_ step: UndoStep) -> ModelError? {
         let befores = step.touches.compactMap(\.before)
         if let gone = befores.first(where: { list(id: $0.listID) == nil }) { return .unknownList(gone.listID) }
+        for before in befores {
+            if let list = list(id: before.listID), list.link != nil,
+                self.list(containing: before.item.itemID)?.listID != list.listID
+            {
+                return .linkedListTakesNoItems(list)
+            }
+        }
         let uids = Set(befores.compactMap(\.item.calendarUID))
         guard !uids.isEmpty else { return nil }
         let touched = Set(step.itemIDs)

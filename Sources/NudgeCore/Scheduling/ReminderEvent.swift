@@ -44,6 +44,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public enum Source: String, Codable, Sendable {
         /// A button pressed on the reminder's desktop notification, or the notification closed.
         case notification
+        /// A linked list's folder: a task file added, changed or removed there (`ReminderBook.applyFolder`).
+        case vdir
     }
 
     /// 1, 2, 3, … in the order the decisions were made, never reused: allocated by `ReminderBook` from the

@@ -9,6 +9,7 @@ extension APIFailure {
         case invalidRequest, invalidBody, invalidID, unparsableRequest, headersTooLarge, bodyTooLarge
         case unsupportedMediaType, notAcceptable, notFound, methodNotAllowed, forbidden, tooManyConnections
         case noPendingReminder, unknownEvent, defaultList, clockNotManual, stopping, outcomeUnknown, `internal`
+        case folderUnavailable
         case model(ModelError.Code)
         case store(StoreError.Code)
 
@@ -17,6 +18,7 @@ extension APIFailure {
                 .invalidRequest, .invalidBody, .invalidID, .unparsableRequest, .headersTooLarge, .bodyTooLarge,
                 .unsupportedMediaType, .notAcceptable, .notFound, .methodNotAllowed, .forbidden, .tooManyConnections,
                 .noPendingReminder, .unknownEvent, .defaultList, .clockNotManual, .stopping, .outcomeUnknown, .internal,
+                .folderUnavailable,
             ] + ModelError.Code.allCases.map(Code.model)
             + StoreError.Code.allCases.filter { $0 != .outcomeUnknown }.map(Code.store)
 
@@ -38,6 +40,7 @@ extension APIFailure {
             case .unknownEvent: "unknown_event"
             case .defaultList: "default_list"
             case .clockNotManual: "clock_not_manual"
+            case .folderUnavailable: "folder_unavailable"
             case .stopping: "stopping"
             // Whether a write that failed as it was flushed survives a crash is unknown, from the store or part way
             // through a request alike: one code for both.

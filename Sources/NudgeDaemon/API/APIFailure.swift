@@ -142,10 +142,10 @@ struct APIFailure: Error {
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList, .itemChecked, .instantOutOfReach,
-                    .notUndoable:
+                    .notUndoable, .linkedList, .listNotEmpty:
                     .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
-                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood:
+                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood, .invalidFolder:
                     .badRequest
                 // Each field valid, two together not: a rule of the body JSON Schema could say only with `not`,
                 // which swift-openapi-generator cannot generate, so the contract's schema lets it through.

@@ -1,3 +1,4 @@
+import Foundation
 import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
@@ -5,7 +6,7 @@ import NudgeCore
 /// `/v1/lists`.
 extension APIHandler {
     func listLists(_ input: Operations.ListLists.Input) async throws -> Operations.ListLists.Output {
-        let lists = try await service.read { book in book.library.lists.map { book.library.wireList($0) } }
+        let lists = try await service.read { book in book.library.lists.map { book.wireList($0) } }
         return .ok(.init(body: .json(lists)))
     }
 
@@ -16,7 +17,7 @@ extension APIHandler {
         let icon = try IconName(requested: request.iconName?.rawValue) ?? .noIcon
         let list = try await service.write { book in
             let (list, outcome) = try book.addList(name: request.name, iconName: icon)
-            return (book.library.wireList(list), outcome)
+            return (book.wireList(list), outcome)
         }
         return .created(.init(body: .json(list)))
     }
@@ -47,7 +48,7 @@ extension APIHandler {
                 digestTime: digestTime
             )
             guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
-            return (book.library.wireList(list), outcome)
+            return (book.wireList(list), outcome)
         }
         return .ok(.init(body: .json(list)))
     }
@@ -70,5 +71,44 @@ extension APIHandler {
     func deleteList(_ input: Operations.DeleteList.Input) async throws -> Operations.DeleteList.Output {
         try await service.write { book in ((), try book.removeList(listID: input.path.id)) }
         return .noContent(.init())
+    }
+
+    func linkList(_ input: Operations.LinkList.Input) async throws -> Operations.LinkList.Output {
+        guard case .json(let request) = input.body else {
+            preconditionFailure("JSON is the only body the document allows")
+        }
+        let listID = input.path.id
+        guard request.folder.hasPrefix("/") else { throw ModelError.folderNotAbsolute(request.folder) }
+        // One spelling of each folder, so that one folder is not linked twice as /a/b and /a/b/.
+        let folder = (request.folder as NSString).standardizingPath
+        let (timeZone, zones) = try await service.read { book in (book.timeZone, book.zones) }
+        let contents: FolderContents
+        switch await LinkedFolders.read(folder, timeZone: timeZone, zones: zones) {
+        case .success(let read): contents = read
+        case .failure(let error):
+            throw APIFailure(
+                status: .unprocessableContent,
+                code: .folderUnavailable,
+                message: "\(error.description); give the collection folder (the one holding the .ics files), "
+                    + "readable by nudged's user"
+            )
+        }
+        let link = ListLink(folder: folder, remindsAtDue: request.remindDue ?? true)
+        let list = try await service.write { book in
+            let outcome = try book.linkList(listID: listID, link, contents: contents)
+            guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
+            return (book.wireList(list), outcome)
+        }
+        return .ok(.init(body: .json(list)))
+    }
+
+    func unlinkList(_ input: Operations.UnlinkList.Input) async throws -> Operations.UnlinkList.Output {
+        let listID = input.path.id
+        let list = try await service.write { book in
+            let outcome = try book.unlinkList(listID: listID)
+            guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
+            return (book.wireList(list), outcome)
+        }
+        return .ok(.init(body: .json(list)))
     }
 }

@@ -31,7 +31,9 @@ extension Components.Schemas.Item {
             snoozedUntil: item.snoozedUntil.map(Instant.init),
             warnings: item.warnings.isEmpty ? nil : item.warnings.map(DurationText.iso8601),
             warnedThrough: item.warnedThrough.map(Instant.init),
-            pendingDue: pendingDue.map(Instant.init)
+            pendingDue: pendingDue.map(Instant.init),
+            uid: item.calendarUID,
+            file: item.fileName
         )
     }
 }
@@ -55,8 +57,8 @@ extension Components.Schemas.Digest {
     }
 }
 
-extension ChecklistLibrary {
-    /// One of this library's lists on the wire, which says whether it is the default.
+extension ReminderBook {
+    /// A list as the API shows it: its counts, and for a linked list its folder as last read.
     func wireList(_ list: Checklist) -> Components.Schemas.List {
         Components.Schemas.List(
             listID: list.listID,
@@ -66,9 +68,36 @@ extension ChecklistLibrary {
             itemCount: list.items.count,
             uncheckedCount: list.uncheckedCount,
             status: list.statusText,
-            isDefault: list.listID == defaultList.listID,
-            digestTime: list.digestTime.map(TimeOfDay.text)
+            isDefault: list.listID == library.defaultList.listID,
+            digestTime: list.digestTime.map(TimeOfDay.text),
+            link: list.link.map { Components.Schemas.ListLink($0, state: folderStates[list.listID] ?? .unread) }
         )
+    }
+}
+
+extension Components.Schemas.ListLink {
+    init(_ link: NudgeCore.ListLink, state: FolderState) {
+        switch state {
+        case .unread:
+            self.init(folder: link.folder, remindDue: link.remindsAtDue, state: .unread, skipped: [], otherFiles: 0)
+        case .unavailable(let reason):
+            self.init(
+                folder: link.folder,
+                remindDue: link.remindsAtDue,
+                state: .unavailable,
+                reason: reason,
+                skipped: [],
+                otherFiles: 0
+            )
+        case .read(let skipped, let otherFiles):
+            self.init(
+                folder: link.folder,
+                remindDue: link.remindsAtDue,
+                state: .ok,
+                skipped: skipped.map { .init(file: $0.fileName, reason: $0.reason) },
+                otherFiles: otherFiles
+            )
+        }
     }
 }
 
@@ -100,7 +129,7 @@ extension Components.Schemas.Event {
             priority: event.priority.map(Components.Schemas.Priority.init),
             catchUp: event.catchUp?.description,
             warning: event.warning.map(DurationText.iso8601),
-            source: event.source.map { _ in .notification },
+            source: event.source.map { Components.Schemas.Event.SourcePayload(rawValue: $0.rawValue) ?? .notification },
             itemIDs: event.itemIDs,
             day: event.day,
             undid: event.undid

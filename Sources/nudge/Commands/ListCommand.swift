@@ -4,11 +4,11 @@ import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
 
-/// `nudge list add|rename|rm|icon|default|digest`: changes checklists, named as people type them.
+/// `nudge list add|rename|rm|icon|default|digest|link|unlink`: changes checklists, named as people type them.
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Add, rename, remove, change the icon or digest time of, or choose the default checklist.",
+        abstract: "Add, rename or remove a checklist, change its icon or digest time, choose the default, or link one.",
         discussion: """
             Lists are named ignoring case and kept sorted by name. 'nudge lists' shows them, with their IDs and \
             which is the default: where 'nudge add' puts an item when no --list is given. A new store starts with \
@@ -16,7 +16,7 @@ struct ListCommand: AsyncParsableCommand {
 
             \(SharedArguments.iconDiscussion)
             """,
-        subcommands: [Add.self, Rename.self, Remove.self, Icon.self, Default.self, Digest.self]
+        subcommands: [Add.self, Rename.self, Remove.self, Icon.self, Default.self, Digest.self, Link.self, Unlink.self]
     )
 
     struct Add: DaemonCommand {

@@ -1,0 +1,50 @@
+/// A list kept in a folder of task files that other programs keep too: the vdir layout of todoman and khal, which
+/// vdirsyncer syncs with CalDAV servers. The folder is the source of truth for the list: each file holding a task is
+/// one item, read into nudge as it changes (`ReminderBook.applyFolder`).
+public struct ListLink: Sendable, Equatable {
+    /// The collection folder, an absolute path as it was given.
+    public var folder: String
+    /// Whether a task with a due date and no alarm reminds at its due instant (`--remind-due`).
+    public var remindsAtDue: Bool
+
+    public init(folder: String, remindsAtDue: Bool = true) {
+        self.folder = folder
+        self.remindsAtDue = remindsAtDue
+    }
+}
+
+/// How a linked list's folder stood when nudged last read it: what `nudge lists` shows beside the folder. Not stored:
+/// nudged reads every linked folder again when it starts.
+public enum FolderState: Sendable, Equatable {
+    /// Not read since nudged started.
+    case unread
+    /// Read: how many files were left alone (another program's events and journals), and the task files skipped,
+    /// each with why.
+    case read(skipped: [SkippedFile], otherFiles: Int)
+    /// The folder could not be listed (missing, not a directory, not readable): the list's items stay as last read.
+    case unavailable(reason: String)
+}
+
+/// A file of a linked folder that holds a task nudge cannot take, and why. Its item, if it had one, stays as it was.
+public struct SkippedFile: Sendable, Equatable, CustomStringConvertible {
+    public let fileName: String
+    public let reason: String
+
+    public var description: String { "\(fileName): \(reason)" }
+
+    public init(fileName: String, reason: String) {
+        self.fileName = fileName
+        self.reason = reason
+    }
+}
+
+/// A task of a linked folder, with the file it is in.
+public struct FolderTask: Sendable {
+    public let fileName: String
+    public let task: CalendarTask
+
+    public init(fileName: String, task: CalendarTask) {
+        self.fileName = fileName
+        self.task = task
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// A list linked to a folder of task files that the real todoman keeps: nudged brings its tasks in as items, follows
+/// what changed while it was down when it starts, keeps the items of a folder gone as last read, and refuses changes
+/// only the folder may make. `scripts/install-deps --tests` installs todoman.
+@Suite(.timeLimit(hangLimit)) struct VdirLinkTests {
+    /// todoman, with a configuration and a cache of its own, keeping the lists in `lists` (one folder each).
+    struct Todoman {
+        let home: String
+        let lists: String
+
+        init(in sandbox: Sandbox) throws {
+            home = sandbox.path + "/todoman-home"
+            lists = sandbox.path + "/calendars"
+            try FileManager.default.createDirectory(atPath: home + "/todoman", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: lists, withIntermediateDirectories: true)
+            try """
+            path = "\(lists)/*"
+            date_format = "%Y-%m-%d"
+            time_format = "%H:%M"
+            default_due = 0
+            """.write(toFile: home + "/todoman/config.py", atomically: true, encoding: .utf8)
+        }
+
+        @discardableResult
+        func callAsFunction(_ arguments: String...) async throws -> CommandResult {
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_CONFIG_HOME"] = home
+            environment["XDG_CACHE_HOME"] = home
+            environment["TZ"] = "Europe/Berlin"
+            let result = try await run(
+                Binaries.packageRoot + "/.build/test-tools/python/bin/todo",
+                arguments,
+                environment: environment
+            )
+            guard result.status == 0 else {
+                throw Failure("todo \(arguments) failed (scripts/install-deps --tests): \(result)")
+            }
+            return result
+        }
+
+        /// todoman's number for the task with `summary`.
+        func number(of summary: String) async throws -> String {
+            let listed = try JSONSerialization.jsonObject(
+                with: try await self("--porcelain", "list", "--status", "ANY").output
+            )
+            guard
+                let id = (listed as? [[String: Any]])?.first(where: { $0["summary"] as? String == summary })?["id"]
+                    as? Int
+            else { throw Failure("todoman lists no task \"\(summary)\"") }
+            return String(id)
+        }
+    }
+
+    private func json(_ result: CommandResult) throws -> Any {
+        guard result.status == 0 else { throw Failure("nudge failed: \(result)") }
+        return try JSONSerialization.jsonObject(with: result.output)
+    }
+
+    private func items(_ sandbox: Sandbox) async throws -> [[String: Any]] {
+        try json(try await sandbox.nudge("ls", "--all", "--json")) as? [[String: Any]] ?? []
+    }
+
+    /// The linked list, once nudged has read its folder since it started.
+    private func readList(_ sandbox: Sandbox, _ daemon: Daemon) async throws -> [String: Any] {
+        var found: [String: Any] = [:]
+        try await daemon.eventually("the linked folder read") {
+            let lists = try json(try await sandbox.nudge("lists", "--json")) as? [[String: Any]] ?? []
+            guard let list = lists.first(where: { $0["link"] != nil }),
+                (list["link"] as? [String: Any])?["state"] as? String != "unread"
+            else { return false }
+            found = list
+            return true
+        }
+        return found
+    }
+
+    @Test func todomansTasksAreItemsAndWhatChangedWhileNudgedWasDownComesInAtStart() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let todo = try Todoman(in: sandbox)
+        let folder = todo.lists + "/errands"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "Errands\n".write(toFile: folder + "/displayname", atomically: true, encoding: .utf8)
+        try await todo("new", "-l", "Errands", "--due", "2027-01-20 09:00", "--priority", "high", "Pay rent")
+        try await todo("new", "-l", "Errands", "Call the plumber")
+        try await todo("new", "-l", "Errands", "--due", "2027-01-21 18:30", "Water the plants")
+
+        var daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        // The one running at the end, whichever it is.
+        defer { daemon.stop() }
+        let linked = try json(try await sandbox.nudge("list", "link", "Work", folder, "--json")) as? [String: Any]
+        #expect(linked?["name"] as? String == "Errands", "the folder's displayname names the list")
+        #expect(linked?["itemCount"] as? Int == 3)
+        #expect((linked?["link"] as? [String: Any])?["state"] as? String == "ok")
+        var byText = Dictionary(
+            uniqueKeysWithValues: try await items(sandbox).map { ($0["text"] as? String ?? "", $0) }
+        )
+        let rent = try #require(byText["Pay rent"])
+        #expect((rent["pendingDue"] as? String)?.hasPrefix("2027-01-20T08:00:00") == true, "\(rent)")
+        #expect(rent["priority"] as? String == "high")
+        #expect((rent["file"] as? String)?.hasSuffix(".ics") == true && rent["uid"] != nil)
+        #expect(byText["Call the plumber"]?["pendingDue"] == nil)
+        let rentID = try #require(rent["itemID"] as? Int)
+        let plumberID = try #require(byText["Call the plumber"]?["itemID"] as? Int)
+        let shown = try await sandbox.nudge("show", String(rentID))
+        #expect(shown.stdout.contains("File:") && shown.stdout.contains(rent["file"] as? String ?? "?"), "\(shown)")
+
+        // The folder's tasks change there: nudge refuses, and says where.
+        let done = try await sandbox.nudge("done", String(rentID))
+        #expect(done.status != 0 && done.stderr.contains(folder), "\(done)")
+        #expect(try await sandbox.nudge("add", "--list", "Errands", "new here").status != 0)
+        // A folder that cannot be listed is refused, saying why, and the list made for it is not left behind.
+        let nowhere = try await sandbox.nudge("list", "link", "Nowhere", sandbox.path + "/no-such-folder")
+        #expect(nowhere.status != 0 && nowhere.stderr.contains("No such file or directory"), "\(nowhere)")
+        #expect(!(try await sandbox.nudge("lists").stdout.contains("Nowhere")))
+
+        // While nudged is down: a due date moved, a task deleted, one added, and a file nudge cannot take.
+        #expect(daemon.stop() == 0)
+        try await todo("edit", try await todo.number(of: "Pay rent"), "--due", "2027-01-22 10:15")
+        try await todo("delete", "--yes", try await todo.number(of: "Call the plumber"))
+        try await todo("new", "-l", "Errands", "--due", "2027-01-25 12:00", "Renew the passport")
+        try "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:broken\r\nEND:VTODO\r\nEND:VCALENDAR\r\n".write(
+            toFile: folder + "/broken.ics",
+            atomically: true,
+            encoding: .utf8
+        )
+        daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        let list = try await readList(sandbox, daemon)
+        let link = try #require(list["link"] as? [String: Any])
+        #expect(link["state"] as? String == "ok")
+        #expect((link["skipped"] as? [[String: Any]])?.map { $0["file"] as? String } == ["broken.ics"], "\(link)")
+        byText = Dictionary(uniqueKeysWithValues: try await items(sandbox).map { ($0["text"] as? String ?? "", $0) })
+        #expect(Set(byText.keys) == ["Pay rent", "Water the plants", "Renew the passport"])
+        #expect(byText["Pay rent"]?["itemID"] as? Int == rentID, "an edited file keeps its item")
+        #expect((byText["Pay rent"]?["pendingDue"] as? String)?.hasPrefix("2027-01-22T09:15:00") == true)
+        #expect((byText["Renew the passport"]?["itemID"] as? Int ?? 0) > plumberID, "a new file is a new ID")
+        #expect(daemon.log.contains("broken.ics skipped"), "a skipped file is logged with why")
+
+        // A folder gone (a disk not mounted) keeps the items and their reminders as last read.
+        #expect(daemon.stop() == 0)
+        try FileManager.default.moveItem(atPath: folder, toPath: folder + ".away")
+        daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        let gone = try #require(try await readList(sandbox, daemon)["link"] as? [String: Any])
+        #expect(gone["state"] as? String == "unavailable" && (gone["reason"] as? String)?.isEmpty == false, "\(gone)")
+        #expect(try await items(sandbox).count == 3)
+        let lists = try await sandbox.nudge("lists")
+        #expect(lists.stdout.contains("linked to \(folder): unavailable"), "\(lists)")
+
+        // Unlinked, the folder's items leave nudge, and the files stay.
+        let unlinked = try await sandbox.nudge("list", "unlink", "Errands")
+        #expect(unlinked.status == 0, "\(unlinked)")
+        #expect(try await items(sandbox).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: folder + ".away/broken.ics"))
+    }
+}

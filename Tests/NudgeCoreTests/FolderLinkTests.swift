@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+
+@testable import NudgeCalendar
+@testable import NudgeCore
+
+private let zones = ZoneRulesStore()
+private let t0 = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+private let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+/// A list linked to a folder: the book follows what the folder holds (`ReminderBook.applyFolder`), and refuses the
+/// changes only the folder may make.
+@Suite struct FolderLinkTests {
+    /// The folder's task in `fileName`, as VdirCollection would read it.
+    private func task(_ fileName: String, _ summary: String, due: String? = nil, extra: String = "") throws
+        -> FolderTask
+    {
+        let lines =
+            ["BEGIN:VTODO", "UID:\(fileName.dropLast(4))", "SUMMARY:\(summary)"]
+            + (due.map { ["DUE:\($0)"] } ?? []) + (extra.isEmpty ? [] : [extra]) + ["END:VTODO"]
+        let text = "BEGIN:VCALENDAR\r\n" + lines.joined(separator: "\r\n") + "\r\nEND:VCALENDAR\r\n"
+        let read = try CalendarInterchange.tasks(in: text, timeZone: berlin, zones: zones)
+        return FolderTask(fileName: fileName, task: try #require(read.tasks.first))
+    }
+
+    /// A book with a list "Work" linked to /tasks/work, holding `tasks`.
+    private func linkedBook(_ tasks: [FolderTask], remindsAtDue: Bool = true) throws -> (ReminderBook, Int) {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin, zones: zones)
+        let (list, _) = try book.addList(name: "Work")
+        _ = try book.linkList(
+            listID: list.listID,
+            ListLink(folder: "/tasks/work", remindsAtDue: remindsAtDue),
+            contents: FolderContents(tasks: tasks)
+        )
+        return (book, list.listID)
+    }
+
+    private func items(_ book: ReminderBook, _ listID: Int) -> [ChecklistItem] {
+        book.library.list(id: listID)?.items ?? []
+    }
+
+    @Test func eachTaskFileIsOneItemNamingItsFileAndUIDAndRemindingAtItsDue() throws {
+        let (book, listID) = try linkedBook([
+            try task("a.ics", "file the report", due: "20270115T170000Z"),
+            try task("b.ics", "no due date"),
+        ])
+        let items = items(book, listID)
+        #expect(items.map(\.text) == ["file the report", "no due date"])
+        #expect(items.map(\.fileName) == ["a.ics", "b.ics"])
+        #expect(items.map(\.calendarUID) == ["a", "b"])
+        #expect(items[0].shouldRemind && !items[1].shouldRemind)
+        #expect(book.scheduler.pendingReminders.map(\.itemID) == [items[0].itemID])
+        #expect(book.folderStates[listID] == .read(skipped: [], otherFiles: 0))
+    }
+
+    @Test func theLinkCanSayADueDateAloneDoesNotRemind() throws {
+        let (book, listID) = try linkedBook([try task("a.ics", "quiet", due: "20270115T170000Z")], remindsAtDue: false)
+        #expect(items(book, listID).map(\.shouldRemind) == [false])
+        #expect((book.scheduler.pendingCount == 0))
+    }
+
+    @Test func readingTheSameFolderAgainChangesNothing() throws {
+        let tasks = [try task("a.ics", "one", due: "20270115T170000Z"), try task("b.ics", "two")]
+        var (book, listID) = try linkedBook(tasks)
+        let again = try book.applyFolder(listID: listID, FolderContents(tasks: tasks))
+        #expect(again.changes.isEmpty && again.events.isEmpty)
+    }
+
+    @Test func aChangedFileEditsItsItemAGoneOneRemovesItAndANewOneAddsOne() throws {
+        var (book, listID) = try linkedBook([
+            try task("a.ics", "one", due: "20270115T170000Z"), try task("b.ics", "two", due: "20270116T170000Z"),
+        ])
+        let before = items(book, listID)
+        let outcome = try book.applyFolder(
+            listID: listID,
+            FolderContents(tasks: [
+                try task("a.ics", "one, later", due: "20270115T180000Z"), try task("c.ics", "three"),
+            ])
+        )
+        let after = items(book, listID)
+        #expect(after.map(\.text) == ["one, later", "three"])
+        #expect(after[0].itemID == before[0].itemID, "an edited file keeps its item")
+        #expect(after[1].itemID > before[1].itemID, "a new file is a new item, its ID never one used before")
+        #expect(after[0].dueDate == Date(timeIntervalSince1970: 1_800_036_000))
+        #expect(outcome.events.allSatisfy { $0.source == .vdir })
+        #expect(Set(outcome.events.map(\.kind)) == [.replaced, .cancelled])
+        #expect(book.scheduler.pendingReminders.map(\.itemID) == [before[0].itemID])
+    }
+
+    @Test func aSkippedFileKeepsItsItemAsLastReadAndIsCounted() throws {
+        var (book, listID) = try linkedBook([try task("a.ics", "one", due: "20270115T170000Z")])
+        let skipped = SkippedFile(fileName: "a.ics", reason: "line 3: no SUMMARY")
+        let outcome = try book.applyFolder(listID: listID, FolderContents(tasks: [], skipped: [skipped], otherFiles: 2))
+        #expect(outcome.changes.isEmpty)
+        #expect(items(book, listID).map(\.text) == ["one"])
+        #expect(book.folderStates[listID] == .read(skipped: [skipped], otherFiles: 2))
+    }
+
+    @Test func anUnavailableFolderKeepsEveryItemAndReminder() throws {
+        var (book, listID) = try linkedBook([try task("a.ics", "one", due: "20270115T170000Z")])
+        book.folderUnavailable(listID: listID, reason: "No such file or directory")
+        #expect(items(book, listID).count == 1 && book.scheduler.pendingCount == 1)
+        #expect(book.folderStates[listID] == .unavailable(reason: "No such file or directory"))
+    }
+
+    @Test func theCollectionsDisplayNameNamesTheListUnlessAnotherListHasIt() throws {
+        var (book, listID) = try linkedBook([])
+        _ = try book.applyFolder(listID: listID, FolderContents(tasks: [], displayName: "Arbeit"))
+        #expect(book.library.list(id: listID)?.name == "Arbeit")
+        _ = try book.addList(name: "Taken")
+        _ = try book.applyFolder(listID: listID, FolderContents(tasks: [], displayName: "Taken"))
+        #expect(book.library.list(id: listID)?.name == "Arbeit")
+    }
+
+    @Test func nudgeDoesNotChangeALinkedListsItemsButMaySnoozeThem() throws {
+        var (book, listID) = try linkedBook([try task("a.ics", "one", due: "20270115T170000Z")])
+        let itemID = try #require(items(book, listID).first?.itemID)
+        #expect(throws: ModelError.self) { try book.editItem(itemID: itemID, ItemEdit(checked: true)) }
+        #expect(throws: ModelError.self) { try book.removeItem(itemID: itemID) }
+        #expect(throws: ModelError.self) { try book.addItem(NewItem(text: "new", listID: listID)) }
+        let inbox = book.library.defaultList.listID
+        let (local, _) = try book.addItem(NewItem(text: "local", listID: inbox))
+        #expect(throws: ModelError.self) { try book.editItem(itemID: local.itemID, ItemEdit(listID: listID)) }
+        do {
+            _ = try book.editItem(itemID: itemID, ItemEdit(text: "x"))
+        } catch {
+            #expect(error.code == .linkedList)
+            #expect(error.description.contains("/tasks/work/a.ics"))
+        }
+        let (snoozed, _) = try book.snoozeItem(itemID: itemID, until: t0 + 600)
+        #expect(snoozed.snoozedUntil == t0 + 600)
+    }
+
+    @Test func anImportLeavesALinkedListsTasksToTheirFolder() throws {
+        var (book, listID) = try linkedBook([try task("a.ics", "one")])
+        let inbox = book.library.defaultList.listID
+        let imported = try task("elsewhere.ics", "one, from a file").task
+        var sameUID = imported
+        sameUID.uid = "a"
+        let (results, _) = try book.importTasks([sameUID], into: inbox)
+        #expect(results.map(\.outcome) == [.skipped])
+        #expect(items(book, listID).map(\.text) == ["one"])
+        #expect(book.library.list(id: inbox)?.items.isEmpty == true)
+        #expect(throws: ModelError.self) { try book.importTasks([imported], into: listID) }
+    }
+
+    @Test func linkingRefusesAListWithItemsARelativeFolderAndAFolderLinkedAlready() throws {
+        var (book, _) = try linkedBook([])
+        let inbox = book.library.defaultList.listID
+        _ = try book.addItem(NewItem(text: "mine", listID: inbox))
+        func code(_ link: ListLink, _ listID: Int) -> ModelError.Code? {
+            do {
+                _ = try book.linkList(listID: listID, link, contents: FolderContents(tasks: []))
+                return nil
+            } catch { return error.code }
+        }
+        #expect(code(ListLink(folder: "/tasks/home"), inbox) == .listNotEmpty)
+        let (empty, _) = try book.addList(name: "Empty")
+        #expect(code(ListLink(folder: "tasks/home"), empty.listID) == .invalidFolder)
+        #expect(code(ListLink(folder: "/tasks/work"), empty.listID) == .linkedList)
+        #expect(code(ListLink(folder: "/tasks/home"), empty.listID) == nil)
+    }
+
+    @Test func unlinkingRemovesTheFoldersItemsAndCancelsTheirReminders() throws {
+        var (book, listID) = try linkedBook([try task("a.ics", "one", due: "20270115T170000Z")])
+        let outcome = try book.unlinkList(listID: listID)
+        #expect(book.library.list(id: listID)?.link == nil)
+        #expect(items(book, listID).isEmpty && (book.scheduler.pendingCount == 0))
+        #expect(outcome.events.map(\.kind) == [.cancelled])
+        #expect(book.folderStates[listID] == nil)
+        // Unlinked, the list is nudge's own again.
+        _ = try book.addItem(NewItem(text: "mine now", listID: listID))
+    }
+}
