@@ -4,13 +4,18 @@ import Foundation
 /// folder is the caller's (NudgeVdir's `VdirCollection`, off the loop); the book decides what that changes.
 extension ReminderBook {
     /// Links list `listID` to `link`'s folder, which holds `contents` now, and brings its tasks in as items
-    /// (`applyFolder`). Linking a linked list again changes its settings and reads it again.
+    /// (`applyFolder`). Linking a linked list again changes its settings and reads it again; linking it to another
+    /// folder removes the items of the one before (a file of the same name there is another task).
     public mutating func linkList(listID: Int, _ link: ListLink, contents: FolderContents) throws(ModelError)
         -> Outcome
     {
         let change = try library.makeSetLink(listID: listID, link: link)
+        var outcome = Outcome()
+        if let list = library.list(id: listID), let before = list.link, before.folder != link.folder {
+            for item in list.items { outcome.append(contentsOf: try removeItemIgnoringLink(itemID: item.itemID)) }
+        }
         try library.apply(change)
-        var outcome = Outcome(changes: [change])
+        outcome.changes.append(change)
         outcome.append(contentsOf: try applyFolder(listID: listID, contents))
         return outcome
     }
@@ -26,7 +31,7 @@ extension ReminderBook {
         try library.apply(change)
         outcome.changes.append(change)
         folderStates[listID] = nil
-        return Self.fromFolder(outcome)
+        return outcome
     }
 
     /// Marks list `listID`'s folder unavailable (missing, unmounted, unreadable): its items and their reminders stay as
@@ -36,16 +41,32 @@ extension ReminderBook {
         folderStates[listID] = .unavailable(reason: reason)
     }
 
-    /// Brings linked list `listID` to what its folder holds (`contents`): a task in a file no item has is added, an
-    /// item whose file says otherwise is edited where they differ, an item whose file is gone is removed, and one whose
-    /// file is skipped now stays as last read. Reading a folder that did not change changes nothing. A task the model
-    /// refuses (a repeat with no occurrence left) is skipped like a file nudge cannot read. Every event says it came
-    /// from the folder (`source: vdir`).
+    /// Brings linked list `listID` to what its folder holds (`contents`): a task in a file no item has is added (or,
+    /// with the UID of an item whose file is gone or skipped, moves that item to its file: a file renamed, or a
+    /// duplicate UID's first file by name), an item whose file says otherwise is edited where they differ, an item
+    /// whose file is gone is removed, and one whose file is skipped now stays as last read. Reading a folder that did
+    /// not change changes nothing. A task the model refuses (a repeat with no occurrence left) is skipped like a file
+    /// nudge cannot read. A folder with nothing in it while the list has several items is taken for a disk not
+    /// mounted, not every task done: it is unavailable, and the items stay. Every event says it came from the
+    /// folder (`source: vdir`).
     public mutating func applyFolder(listID: Int, _ contents: FolderContents) throws(ModelError) -> Outcome {
         guard let list = library.list(id: listID) else { throw .unknownList(listID) }
         guard let link = list.link else { throw .notLinked(list.name) }
+        if contents.isBare, list.items.count > 1 {
+            folderUnavailable(
+                listID: listID,
+                reason:
+                    "it is empty, and the list has \(list.items.count) items: is its disk mounted? They stay as last "
+                    + "read; to let them go, unlink the list"
+            )
+            return Outcome()
+        }
         var byFile: [String: Int] = [:]
-        for item in list.items { if let fileName = item.fileName { byFile[fileName] = item.itemID } }
+        var byUID: [String: Int] = [:]
+        for item in list.items {
+            if let fileName = item.fileName { byFile[fileName] = item.itemID }
+            if let uid = item.calendarUID { byUID[uid] = item.itemID }
+        }
         var outcome = Outcome()
         // The collection's own name names the list, unless another list has it.
         if let name = contents.displayName, name != list.name, library.list(named: name) == nil {
@@ -54,7 +75,18 @@ extension ReminderBook {
         var skipped = contents.skipped
         let named = Set(contents.tasks.map(\.fileName))
         let kept = Set(contents.skipped.map(\.fileName))
-        // Removals first: a file renamed is its task removed and added again, and its UID is the new item's then.
+        // A task whose file has no item takes over the item of its UID whose file is gone or skipped.
+        for entry in contents.tasks where byFile[entry.fileName] == nil {
+            guard let uid = entry.task.uid, let itemID = byUID[uid], var item = library.item(id: itemID),
+                let file = item.fileName, !named.contains(file)
+            else { continue }
+            byFile[file] = nil
+            byFile[entry.fileName] = itemID
+            item.fileName = entry.fileName
+            let change = ChecklistChange.putItem(item, listID: listID)
+            try library.apply(change)
+            outcome.changes.append(change)
+        }
         for (fileName, itemID) in byFile.sorted(by: { $0.key < $1.key })
         where !named.contains(fileName) && !kept.contains(fileName) {
             outcome.append(contentsOf: try removeItemIgnoringLink(itemID: itemID))
@@ -113,6 +145,9 @@ public struct FolderContents: Sendable {
     public var otherFiles: Int
     /// The collection's `displayname`, if it has one.
     public var displayName: String?
+
+    /// Nothing in the folder nudge looks at: no task, no file skipped or left alone, no `displayname`.
+    public var isBare: Bool { tasks.isEmpty && skipped.isEmpty && otherFiles == 0 && displayName == nil }
 
     public init(tasks: [FolderTask], skipped: [SkippedFile] = [], otherFiles: Int = 0, displayName: String? = nil) {
         self.tasks = tasks

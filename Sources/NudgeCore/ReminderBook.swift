@@ -614,12 +614,14 @@ public struct ReminderBook: Sendable {
                 outcome: .unchanged,
                 notes: task.notes
             )
-            let itemID = task.uid.map(item(uid:)) ?? byText[task.text]?.popLast()
+            var itemID = task.uid.map(item(uid:)) ?? byText[task.text]?.popLast()
+            if itemID == nil, let uid = task.uid { itemID = linkedUIDs[uid] }
             do throws(ModelError) {
-                // A linked list's task changes in its folder alone; the import says so and goes on.
-                if let uid = task.uid, let linked = linkedUIDs[uid], let list = library.list(containing: linked) {
-                    result.itemID = linked
-                    throw ModelError.keptInFolder(linked, fileName: library.item(id: linked)?.fileName, list: list)
+                // A linked list's task changes in its folder alone (whichever UID names it: its file's, or one an
+                // export of it made); the import says so and goes on.
+                if let itemID, let list = library.list(containing: itemID), list.link != nil {
+                    result.itemID = itemID
+                    throw ModelError.keptInFolder(itemID, fileName: library.item(id: itemID)?.fileName, list: list)
                 }
                 try bring(task, into: itemID, orNewIn: listID, result: &result, outcome: &outcome)
             } catch {

@@ -44,6 +44,13 @@ struct Daemon {
         for note in store.openingNotes { logger.notice("\(note)") }
         for warning in sinks.warnings { logger.warning("\(warning)") }
         await sinks.desktop?.restore()
+        let zones = ZoneRulesStore()
+        let foldersAtStart = await LinkedFolders.readAll(
+            in: store.library,
+            timeZone: .current,
+            zones: zones,
+            logger: logger
+        )
         let (serviceClock, timer) = options.clock.make()
         if case .manual(let start) = options.clock {
             logger.notice("running on a manual clock, at \(InstantFormat.format(start)); it moves only when told to")
@@ -51,12 +58,13 @@ struct Daemon {
         let service = ReminderService(
             store: store,
             clock: serviceClock,
-            zones: ZoneRulesStore(),
+            zones: zones,
             catchUpWindow: options.catchUpWindow,
             digestTime: options.digestTime,
             sinks: sinks.sinks,
             events: EventHub(render: APIHandler.frames),
             logger: logger,
+            foldersAtStart: foldersAtStart,
             timer: timer
         )
         try SocketDirectory.removeStaleSocket(at: paths.socket)
@@ -85,7 +93,7 @@ struct Daemon {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
-                    service, server, LinkedFolders(service: service, logger: logger),
+                    service, server,
                     ConfigurationReloader(
                         running: options,
                         reload: reload,

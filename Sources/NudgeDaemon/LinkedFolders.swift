@@ -4,14 +4,16 @@ import NIOPosix
 import NudgeCalendar
 import NudgeCore
 import NudgeVdir
-import ServiceLifecycle
 
-/// The folders linked lists are kept in (`ListLink`): read off the loop, on NIO's pool of threads for blocking work
-/// (a folder of 10,000 files is many system calls), and handed to the book, which decides what they change. Every
-/// linked folder is read when nudged starts, so what changed while it was down comes in.
-struct LinkedFolders: Service {
-    let service: ReminderService
-    let logger: Logger
+/// The folders linked lists are kept in (`ListLink`), read off the loop on NIO's pool of threads for blocking work (a
+/// folder of 10,000 files is many system calls); the book decides what they change (`ReminderBook.applyFolder`).
+enum LinkedFolders {
+    /// One linked list's folder as read.
+    struct Reading: Sendable {
+        let listID: Int
+        let folder: String
+        let contents: Result<FolderContents, VdirError>
+    }
 
     /// What `folder` holds, or why it cannot be listed.
     static func read(_ folder: String, timeZone: TimeZone, zones: ZoneRulesStore) async
@@ -28,45 +30,46 @@ struct LinkedFolders: Service {
         }
     }
 
-    func run() async throws {
-        let (linked, timeZone, zones) = try await service.read { book in
-            (
-                book.library.lists.compactMap { list in list.link.map { (list.listID, $0.folder) } }, book.timeZone,
-                book.zones
-            )
-        }
-        for (listID, folder) in linked {
-            await rescan(listID: listID, folder: folder, timeZone: timeZone, zones: zones)
-        }
-        try? await gracefulShutdown()
-    }
-
-    /// Reads list `listID`'s folder and brings the list to it, if the list is still linked to that folder by then; a
-    /// folder that cannot be listed leaves the list as it was, marked unavailable.
-    private func rescan(listID: Int, folder: String, timeZone: TimeZone, zones: ZoneRulesStore) async {
-        let read = await Self.read(folder, timeZone: timeZone, zones: zones)
-        switch read {
-        case .success(let contents):
-            for skipped in contents.skipped {
-                logger.warning("\(folder)/\(skipped.fileName) skipped: \(skipped.reason)")
-            }
-        case .failure(let error):
-            logger.warning("\(error); the list's items stay as last read")
-        }
-        do {
-            try await service.write { book in
-                // Unlinked, or linked elsewhere, while the folder was read: what was read is no longer the list's.
-                guard book.library.list(id: listID)?.link?.folder == folder else { return ((), ReminderBook.Outcome()) }
-                switch read {
-                case .success(let contents): return ((), try book.applyFolder(listID: listID, contents))
-                case .failure(let error):
-                    guard case .unavailable(_, let reason) = error else { return ((), ReminderBook.Outcome()) }
-                    book.folderUnavailable(listID: listID, reason: reason)
-                    return ((), ReminderBook.Outcome())
+    /// Every linked list's folder in `library`, read at start, before anything fires (`ReminderService` applies them
+    /// first): a task checked off or removed there while nudged was down must not fire late. What is skipped, and a
+    /// folder unavailable, is logged.
+    static func readAll(in library: ChecklistLibrary, timeZone: TimeZone, zones: ZoneRulesStore, logger: Logger)
+        async -> [Reading]
+    {
+        var readings: [Reading] = []
+        for list in library.lists {
+            guard let folder = list.link?.folder else { continue }
+            let contents = await read(folder, timeZone: timeZone, zones: zones)
+            switch contents {
+            case .success(let read):
+                for skipped in read.skipped {
+                    logger.warning("\(folder)/\(skipped.fileName) skipped: \(skipped.reason)")
                 }
+            case .failure(let error):
+                logger.warning("\(error); the items of list \"\(list.name)\" stay as last read")
             }
-        } catch {
-            logger.warning("cannot bring in the tasks of \(folder): \(error)")
+            readings.append(Reading(listID: list.listID, folder: folder, contents: contents))
         }
+        return readings
+    }
+}
+
+extension ReminderBook {
+    /// Brings each list to its folder as read (`applyFolder`), or marks the folder unavailable; a reading of a list
+    /// linked elsewhere since, or no longer, is passed over.
+    mutating func apply(_ readings: [LinkedFolders.Reading]) -> Outcome {
+        var outcome = Outcome()
+        for reading in readings where library.list(id: reading.listID)?.link?.folder == reading.folder {
+            switch reading.contents {
+            case .success(let contents):
+                // Linked and read: nothing in it the model refuses as a whole.
+                if let applied = try? applyFolder(listID: reading.listID, contents) {
+                    outcome.append(contentsOf: applied)
+                }
+            case .failure(.unavailable(_, let reason)):
+                folderUnavailable(listID: reading.listID, reason: reason)
+            }
+        }
+        return outcome
     }
 }

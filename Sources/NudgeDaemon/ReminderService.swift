@@ -36,6 +36,8 @@ final class ReminderService: Service {
     private let digestTime: Int
     private let logger: Logger
     private let makeTimer: MakeTimer
+    /// The linked lists' folders as read at start, applied before anything fires.
+    private let foldersAtStart: [LinkedFolders.Reading]
     private let inputs: AsyncStream<Input>
     private let input: AsyncStream<Input>.Continuation
     /// Whether a wake-up waits in the stream already: one is enough, however often the timer wakes meanwhile.
@@ -53,6 +55,7 @@ final class ReminderService: Service {
         sinks: [any ReminderSink],
         events: EventHub,
         logger: Logger,
+        foldersAtStart: [LinkedFolders.Reading] = [],
         timer makeTimer: @escaping MakeTimer = { try WallClockTimer(onWake: $0) }
     ) {
         writer = StoreWriter(store: store)
@@ -64,6 +67,7 @@ final class ReminderService: Service {
         self.digestTime = digestTime
         self.logger = logger
         self.makeTimer = makeTimer
+        self.foldersAtStart = foldersAtStart
         (inputs, input) = AsyncStream.makeStream()
     }
 
@@ -91,7 +95,11 @@ final class ReminderService: Service {
         }
         defer { timer.stop() }
         var state = State(book: newBook(), timer: timer)
-        // Before the first request, which waits in the stream: a store that cannot record this stops nudged.
+        // Before the first request, which waits in the stream: a store that cannot record this stops nudged. The
+        // linked folders first, so that a task done or removed there while nudged was down does not fire now.
+        if !foldersAtStart.isEmpty {
+            try await submit(Commit(outcome: state.book.apply(foldersAtStart)) { _ in }, &state).durable()
+        }
         try await submit(state.restore(limit: Self.decisionsPerTurn), &state).durable()
         // A catch-up longer than a turn goes on by itself: under the manual clock no timer would wake for it.
         if state.hasWorkLeft {

@@ -116,8 +116,12 @@ import Testing
         #expect(nowhere.status != 0 && nowhere.stderr.contains("No such file or directory"), "\(nowhere)")
         #expect(!(try await sandbox.nudge("lists").stdout.contains("Nowhere")))
 
-        // While nudged is down: a due date moved, a task deleted, one added, and a file nudge cannot take.
+        let plantsID = try #require(byText["Water the plants"]?["itemID"] as? Int)
+
+        // While nudged is down: a due date moved, a task deleted, one done before its due time passed, one added,
+        // and a file nudge cannot take. nudged comes back after the done one's due time.
         #expect(daemon.stop() == 0)
+        try await todo("done", try await todo.number(of: "Water the plants"))
         try await todo("edit", try await todo.number(of: "Pay rent"), "--due", "2027-01-22 10:15")
         try await todo("delete", "--yes", try await todo.number(of: "Call the plumber"))
         try await todo("new", "-l", "Errands", "--due", "2027-01-25 12:00", "Renew the passport")
@@ -126,7 +130,8 @@ import Testing
             atomically: true,
             encoding: .utf8
         )
-        daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        let later = TestClock.manual(Date(timeIntervalSince1970: 1_800_561_600))  // 2027-01-21T20:00:00Z
+        daemon = try await Daemon(sandbox, clock: later, environment: ["TZ": "Europe/Berlin"])
         let list = try await readList(sandbox, daemon)
         let link = try #require(list["link"] as? [String: Any])
         #expect(link["state"] as? String == "ok")
@@ -137,11 +142,17 @@ import Testing
         #expect((byText["Pay rent"]?["pendingDue"] as? String)?.hasPrefix("2027-01-22T09:15:00") == true)
         #expect((byText["Renew the passport"]?["itemID"] as? Int ?? 0) > plumberID, "a new file is a new ID")
         #expect(daemon.log.contains("broken.ics skipped"), "a skipped file is logged with why")
+        // Done in the folder while nudged was down, before its due time passed: it neither fires late nor is missed.
+        #expect(byText["Water the plants"]?["checked"] as? Bool == true)
+        let plants =
+            try json(try await sandbox.nudge("events", "--item", String(plantsID), "--json")) as? [[String: Any]]
+        let kinds = (plants ?? []).map { $0["kind"] as? String ?? "" }
+        #expect(!kinds.contains("fired") && !kinds.contains("missed"), "\(kinds)")
 
         // A folder gone (a disk not mounted) keeps the items and their reminders as last read.
         #expect(daemon.stop() == 0)
         try FileManager.default.moveItem(atPath: folder, toPath: folder + ".away")
-        daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        daemon = try await Daemon(sandbox, clock: later, environment: ["TZ": "Europe/Berlin"])
         let gone = try #require(try await readList(sandbox, daemon)["link"] as? [String: Any])
         #expect(gone["state"] as? String == "unavailable" && (gone["reason"] as? String)?.isEmpty == false, "\(gone)")
         #expect(try await items(sandbox).count == 3)

@@ -121,14 +121,25 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         let inbox = book.library.defaultList.listID
         let (local, _) = try book.addItem(NewItem(text: "local", listID: inbox))
         #expect(throws: ModelError.self) { try book.editItem(itemID: local.itemID, ItemEdit(listID: listID)) }
-        do {
-            _ = try book.editItem(itemID: itemID, ItemEdit(text: "x"))
-        } catch {
-            #expect(error.code == .linkedList)
-            #expect(error.description.contains("/tasks/work/a.ics"))
-        }
+        let refused = #expect(throws: ModelError.self) { try book.editItem(itemID: itemID, ItemEdit(text: "x")) }
+        #expect(refused?.code == .linkedList)
+        #expect(refused?.description.contains("/tasks/work/a.ics") == true)
         let (snoozed, _) = try book.snoozeItem(itemID: itemID, until: t0 + 600)
         #expect(snoozed.snoozedUntil == t0 + 600)
+    }
+
+    @Test func anImportOfAnExportedLinkedTaskLeavesItToItsFolder() throws {
+        // A task without a UID of its own: an export names it by nudge's UID for its item.
+        var (book, listID) = try linkedBook([
+            FolderTask(fileName: "plain.ics", task: try task("x.ics", "no UID of its own").task.withoutUID)
+        ])
+        let exported = try CalendarInterchange.tasks(in: book.calendarDocument(), timeZone: berlin, zones: zones).tasks
+        try #require(exported.count == 1 && exported[0].uid != nil)
+        var changed = exported[0]
+        changed.text = "changed by an import"
+        let (results, _) = try book.importTasks([changed], into: book.library.defaultList.listID)
+        #expect(results.map(\.outcome) == [.skipped])
+        #expect(items(book, listID).map(\.text) == ["no UID of its own"])
     }
 
     @Test func anImportLeavesALinkedListsTasksToTheirFolder() throws {
@@ -170,5 +181,81 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(book.folderStates[listID] == nil)
         // Unlinked, the list is nudge's own again.
         _ = try book.addItem(NewItem(text: "mine now", listID: listID))
+    }
+
+    @Test func aRenamedFileOrADuplicateUIDsFirstFileKeepsTheItem() throws {
+        var (book, listID) = try linkedBook([try task("b.ics", "one", due: "20270115T170000Z")])
+        let itemID = try #require(items(book, listID).first?.itemID)
+        // Renamed: b.ics is gone, a.ics has its UID.
+        let renamed = FolderTask(fileName: "a.ics", task: try task("b.ics", "one", due: "20270115T170000Z").task)
+        let outcome = try book.applyFolder(listID: listID, FolderContents(tasks: [renamed]))
+        #expect(items(book, listID).map(\.itemID) == [itemID] && items(book, listID).map(\.fileName) == ["a.ics"])
+        #expect(outcome.events.isEmpty, "the reminder is as it was")
+        // A new file before it by name with the same UID wins, and the later one is skipped: still one item.
+        let first = FolderTask(fileName: "0.ics", task: renamed.task)
+        let duplicate = SkippedFile(fileName: "a.ics", reason: "its UID b is the task of 0.ics already")
+        _ = try book.applyFolder(listID: listID, FolderContents(tasks: [first], skipped: [duplicate]))
+        #expect(items(book, listID).map(\.itemID) == [itemID] && items(book, listID).map(\.fileName) == ["0.ics"])
+        #expect(book.scheduler.pendingCount == 1)
+    }
+
+    @Test func anEmptyFolderBehindSeveralItemsIsTakenForADiskNotMountedButOneItemMayGo() throws {
+        var (book, listID) = try linkedBook([try task("a.ics", "one"), try task("b.ics", "two")])
+        let outcome = try book.applyFolder(listID: listID, FolderContents(tasks: []))
+        #expect(outcome.isEmpty && items(book, listID).count == 2)
+        guard case .unavailable(let reason) = book.folderStates[listID] else {
+            Issue.record(
+                "an empty folder behind two items is not unavailable: \(String(describing: book.folderStates[listID]))"
+            )
+            return
+        }
+        #expect(reason.contains("mounted"))
+        _ = try book.applyFolder(listID: listID, FolderContents(tasks: [try task("a.ics", "one")]))
+        _ = try book.applyFolder(listID: listID, FolderContents(tasks: []))
+        #expect(items(book, listID).isEmpty, "the last task removed in the folder leaves")
+    }
+
+    @Test func linkingToAnotherFolderLetsTheItemsOfTheFirstGo() throws {
+        var (book, listID) = try linkedBook([try task("a.ics", "first folder's")])
+        let before = try #require(items(book, listID).first?.itemID)
+        _ = try book.linkList(
+            listID: listID,
+            ListLink(folder: "/tasks/other"),
+            contents: FolderContents(tasks: [try task("a.ics", "second folder's")])
+        )
+        #expect(items(book, listID).map(\.text) == ["second folder's"])
+        #expect(items(book, listID).first?.itemID != before, "a file of the same name there is another task")
+    }
+
+    @Test func theDefaultListIsNotLinkedNorALinkedListMadeTheDefault() throws {
+        var (book, listID) = try linkedBook([])
+        let inbox = book.library.defaultList.listID
+        _ = try book.removeItem(itemID: try book.addItem(NewItem(text: "x", listID: inbox)).0.itemID)
+        let linking = #expect(throws: ModelError.self) {
+            try book.linkList(listID: inbox, ListLink(folder: "/tasks/inbox"), contents: FolderContents(tasks: []))
+        }
+        #expect(linking?.description.contains("default") == true)
+        #expect(throws: ModelError.self) { try book.updateList(listID: listID, makeDefault: true) }
+    }
+
+    @Test func nudgeCannotTakeBackIntoALinkedListWhatItsFolderDoesNotHold() throws {
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin, zones: zones)
+        let (list, _) = try book.addList(name: "Work")
+        let (item, _) = try book.addItem(NewItem(text: "mine", listID: list.listID))
+        let (_, removal) = try book.recordingUndo { (book: inout ReminderBook) throws(ModelError) in
+            try book.removeItem(itemID: item.itemID)
+        }
+        _ = try book.linkList(listID: list.listID, ListLink(folder: "/tasks/work"), contents: FolderContents(tasks: []))
+        let refused = #expect(throws: ModelError.self) { try book.undo(removal) }
+        #expect(refused?.code == .linkedList)
+        #expect(book.library.list(id: list.listID)?.items.isEmpty == true)
+    }
+}
+
+extension CalendarTask {
+    fileprivate var withoutUID: CalendarTask {
+        var task = self
+        task.uid = nil
+        return task
     }
 }

@@ -237,7 +237,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
     }
 
     public func makeSetDefaultList(listID: Int) throws(ModelError) -> ChecklistChange {
-        guard list(id: listID) != nil else { throw .unknownList(listID) }
+        guard let list = list(id: listID) else { throw .unknownList(listID) }
+        if list.link != nil { throw .defaultListLinked(list.name) }
         return .setDefaultList(listID: listID)
     }
 
@@ -254,6 +255,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         guard let link else { return .setLink(listID: listID, link: nil) }
         guard link.folder.hasPrefix("/") else { throw .folderNotAbsolute(link.folder) }
         if list.link == nil, !list.items.isEmpty { throw .listNotEmpty(list.name, count: list.items.count) }
+        if listID == defaultList.listID { throw .defaultListLinked(list.name) }
         if let other = lists.first(where: { $0.listID != listID && $0.link?.folder == link.folder }) {
             throw .folderLinkedTwice(link.folder, to: other.name)
         }

@@ -1,6 +1,6 @@
 /// A list kept in a folder of task files that other programs keep too: the vdir layout of todoman and khal, which
 /// vdirsyncer syncs with CalDAV servers. The folder is the source of truth for the list: each file holding a task is
-/// one item, read into nudge as it changes (`ReminderBook.applyFolder`).
+/// one item, read into nudge when the list is linked and each time nudged starts (`ReminderBook.applyFolder`).
 public struct ListLink: Sendable, Equatable {
     /// The collection folder, an absolute path as it was given.
     public var folder: String

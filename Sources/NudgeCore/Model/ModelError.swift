@@ -38,7 +38,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case linkedList = "linked_list"
         /// A list with items of its own linked to a folder, whose tasks would be its items (409).
         case listNotEmpty = "list_not_empty"
-        /// A folder to link that is not an absolute path (422).
+        /// A folder to link that is not an absolute path (400).
         case invalidFolder = "invalid_folder"
     }
 
@@ -272,6 +272,15 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             description: "list \"\(listName)\" has \(count) item\(count == 1 ? "" : "s") of its own: a linked list's "
                 + "items are its folder's tasks; link a new list (nudge list link NAME FOLDER makes it), or move or "
                 + "remove these items first"
+        )
+    }
+
+    /// The default list linked, or a linked list made the default: items added without a list go to the default.
+    public static func defaultListLinked(_ listName: String) -> ModelError {
+        ModelError(
+            code: .linkedList,
+            description: "list \"\(listName)\" is the default list, where nudge add puts items without --list, and a "
+                + "linked list takes no items from nudge; make another list the default first (nudge list default NAME)"
         )
     }
 

@@ -81,7 +81,11 @@ extension APIHandler {
         guard request.folder.hasPrefix("/") else { throw ModelError.folderNotAbsolute(request.folder) }
         // One spelling of each folder, so that one folder is not linked twice as /a/b and /a/b/.
         let folder = (request.folder as NSString).standardizingPath
-        let (timeZone, zones) = try await service.read { book in (book.timeZone, book.zones) }
+        // An unknown list is said before a folder is read for it.
+        let (timeZone, zones) = try await service.read { book in
+            guard book.library.list(id: listID) != nil else { throw ModelError.unknownList(listID) }
+            return (book.timeZone, book.zones)
+        }
         let contents: FolderContents
         switch await LinkedFolders.read(folder, timeZone: timeZone, zones: zones) {
         case .success(let read): contents = read
