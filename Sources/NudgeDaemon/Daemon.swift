@@ -67,6 +67,7 @@ struct Daemon {
             foldersAtStart: foldersAtStart,
             timer: timer
         )
+        let folders = FolderWatcher(service: service, logger: logger)
         try SocketDirectory.removeStaleSocket(at: paths.socket)
         let systemd = SystemdService(
             environment: systemdEnvironment,
@@ -78,7 +79,8 @@ struct Daemon {
             service: service,
             socket: paths.socket,
             limits: fittedToOpenFileLimit(options.limits),
-            logger: logger
+            logger: logger,
+            folders: folders
         ) {
             await systemd?.serverIsRunning()
         }
@@ -93,7 +95,7 @@ struct Daemon {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
-                    service, server,
+                    service, server, folders,
                     ConfigurationReloader(
                         running: options,
                         reload: reload,

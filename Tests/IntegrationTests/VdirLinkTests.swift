@@ -165,4 +165,63 @@ import Testing
         #expect(try await items(sandbox).isEmpty)
         #expect(FileManager.default.fileExists(atPath: folder + ".away/broken.ics"))
     }
+
+    /// The items, by text, once `condition` holds of them (the deadline detects a hang, never a speed).
+    private func items(
+        _ sandbox: Sandbox,
+        _ daemon: Daemon,
+        when awaited: String,
+        _ condition: @escaping ([String: [String: Any]]) -> Bool
+    ) async throws -> [String: [String: Any]] {
+        var found: [String: [String: Any]] = [:]
+        try await daemon.eventually(awaited) {
+            let byText = Dictionary(
+                try await items(sandbox).map { ($0["text"] as? String ?? "", $0) },
+                uniquingKeysWith: { first, _ in first }
+            )
+            found = byText
+            return condition(byText)
+        }
+        return found
+    }
+
+    @Test func whileNudgedRunsWhatTodomanChangesComesInAndAFolderMovedAwayAndBackIsReadAgain() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let todo = try Todoman(in: sandbox)
+        let folder = todo.lists + "/errands"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try await todo("new", "-l", "errands", "--due", "2027-01-20 09:00", "Pay rent")
+        let daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        defer { daemon.stop() }
+        #expect(try await sandbox.nudge("list", "link", "Errands", folder).status == 0)
+        let rentID = try #require(try await items(sandbox).first?["itemID"] as? Int)
+
+        // Added, its due time moved (todoman writes a temporary file and renames it over the task's), removed.
+        try await todo("new", "-l", "errands", "--due", "2027-01-25 12:00", "Renew the passport")
+        _ = try await items(sandbox, daemon, when: "the new task") { $0["Renew the passport"] != nil }
+        try await todo("edit", try await todo.number(of: "Pay rent"), "--due", "2027-01-22 10:15")
+        let moved = try await items(sandbox, daemon, when: "the due time moved") {
+            ($0["Pay rent"]?["pendingDue"] as? String)?.hasPrefix("2027-01-22T09:15:00") == true
+        }
+        #expect(moved["Pay rent"]?["itemID"] as? Int == rentID)
+        let events = try json(try await sandbox.nudge("events", "--item", String(rentID), "--json")) as? [[String: Any]]
+        let replaced = (events ?? []).last { $0["kind"] as? String == "replaced" }
+        #expect(replaced?["source"] as? String == "vdir", "\(events ?? [])")
+        try await todo("delete", "--yes", try await todo.number(of: "Renew the passport"))
+        _ = try await items(sandbox, daemon, when: "the task removed") { $0.keys.sorted() == ["Pay rent"] }
+
+        // Moved away: unavailable, the item kept; moved back, with a task added meanwhile: read again.
+        try FileManager.default.moveItem(atPath: folder, toPath: folder + ".away")
+        try await daemon.eventually("the folder unavailable") {
+            let lists = try json(try await sandbox.nudge("lists", "--json")) as? [[String: Any]] ?? []
+            return lists.contains { ($0["link"] as? [String: Any])?["state"] as? String == "unavailable" }
+        }
+        #expect(try await items(sandbox).count == 1)
+        try await todo("new", "-l", "errands.away", "--due", "2027-01-26 12:00", "Call the bank")
+        try FileManager.default.moveItem(atPath: folder + ".away", toPath: folder)
+        _ = try await items(sandbox, daemon, when: "the folder back and read") {
+            $0.keys.sorted() == ["Call the bank", "Pay rent"]
+        }
+    }
 }

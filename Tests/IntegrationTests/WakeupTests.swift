@@ -33,9 +33,10 @@ import Testing
         }
     }
 
-    /// Before counting, the daemon serves what a user does: curl's 1,000 adds, then `nudge` adding, editing, listing
-    /// and watching, and a reminder firing to the journal and the log. None of it may leave anything behind that
-    /// ticks; the watcher stays attached while it idles.
+    /// Before counting, the daemon serves what a user does: curl's 1,000 adds, a list linked to a folder of 1,000
+    /// task files (which it then watches, with inotify), then `nudge` adding, editing, listing and watching, and a
+    /// reminder firing to the journal and the log. None of it may leave anything behind that ticks; the watcher stays
+    /// attached while it idles.
     @Test func withAThousandRemindersDueNextYearTheDaemonDoesNotWakeUp() async throws {
         try JournalReader.requireJournald()
         let nudged = try await WatchedDaemon(sinks: "journal,log", clock: .wall)
@@ -47,11 +48,32 @@ import Testing
 
         let nextYear = Date() + 365 * 86_400
         try await sandbox.addItems(1000, text: "annual review", due: nextYear)
+        let folder = sandbox.path + "/calendars/tasks"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let parts = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: nextYear)
+        let due = String(
+            format: "%04d%02d%02dT%02d%02d%02dZ",
+            parts.year!,
+            parts.month!,
+            parts.day!,
+            parts.hour!,
+            parts.minute!,
+            parts.second!
+        )
+        for index in 1...1000 {
+            let task = "BEGIN:VTODO\r\nUID:task-\(index)\r\nSUMMARY:task \(index)\r\nDUE:\(due)\r\nEND:VTODO\r\n"
+            try ("BEGIN:VCALENDAR\r\n" + task + "END:VCALENDAR\r\n")
+                .write(toFile: folder + "/task-\(index).ics", atomically: true, encoding: .utf8)
+        }
+        let linked = try await sandbox.nudge("list", "link", "Tasks", folder)
+        #expect(linked.status == 0 && linked.stdout.contains("1000 tasks"), "\(linked)")
         let lease = try await sandbox.addItem("renew the lease", due: nextYear)
         #expect(try await sandbox.nudge("edit", String(lease), "--text", "renew the lease, early").status == 0)
         #expect(try await sandbox.nudge("ls").status == 0)
         #expect(try await sandbox.nudge("pending").status == 0)
-        #expect(try await sandbox.health()["pending"] as? Int == 1001)
+        #expect(try await sandbox.health()["pending"] as? Int == 2001)
         try await watcher.awaitEvent("replaced", item: lease)
 
         let idle = Double(ProcessInfo.processInfo.environment["NUDGE_WAKEUP_SECONDS"] ?? "") ?? 15

@@ -103,6 +103,7 @@ extension APIHandler {
             guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
             return (book.wireList(list), outcome)
         }
+        await folders?.follow()
         return .ok(.init(body: .json(list)))
     }
 
@@ -113,6 +114,7 @@ extension APIHandler {
             guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
             return (book.wireList(list), outcome)
         }
+        await folders?.follow()
         return .ok(.init(body: .json(list)))
     }
 }

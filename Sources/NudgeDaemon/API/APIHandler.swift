@@ -13,6 +13,9 @@ import OpenAPIRuntime
 struct APIHandler: APIProtocol {
     let service: ReminderService
     let socket: String
+    /// What follows the linked folders while nudged runs, told when a list is linked or unlinked; none in tests
+    /// that serve the API without one.
+    var folders: FolderWatcher? = nil
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         .ok(.init(body: .json(try await health())))

@@ -20,9 +20,10 @@ enum APIServer {
         socket: String,
         limits: ConnectionLimits,
         logger: Logger,
+        folders: FolderWatcher? = nil,
         onServerRunning: @escaping @Sendable () async -> Void = {}
     ) throws -> any Service {
-        let responder = try router(service: service, socket: socket).buildResponder()
+        let responder = try router(service: service, socket: socket, folders: folders).buildResponder()
         let expectedUID = SystemCall.userID()
         let census = ConnectionCensus()
         let builder = HTTPServerBuilder { responder in
@@ -75,11 +76,13 @@ enum APIServer {
     }
 
     /// The routes of docs/openapi.yaml, generated, over the service.
-    static func router(service: ReminderService, socket: String) throws -> Router<BasicRequestContext> {
+    static func router(service: ReminderService, socket: String, folders: FolderWatcher? = nil) throws
+        -> Router<BasicRequestContext>
+    {
         let router = Router(context: BasicRequestContext.self)
         let routes = RouteMethods()
         router.add(middleware: ErrorDocumentMiddleware(routes: routes))
-        try APIHandler(service: service, socket: socket).registerHandlers(
+        try APIHandler(service: service, socket: socket, folders: folders).registerHandlers(
             on: router,
             configuration: APICoding.configuration
         )

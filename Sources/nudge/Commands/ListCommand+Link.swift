@@ -12,10 +12,10 @@ extension ListCommand {
                 syncs with Nextcloud, Radicale or any CalDAV server. It is the list's source of truth: each file \
                 holding a task (VTODO) is one item, reminding at its due time (unless --remind-due no); files of \
                 events are left alone, and a file nudge cannot take is skipped and listed with why in 'nudge lists'. \
-                The folder's displayname, if it has one, names the list. nudged reads the folder again each time it \
-                starts. nudge writes nothing to the folder: change its tasks with todoman (nudge refuses to edit, \
-                check off or remove them; a snooze stays in nudge). A list that does not exist is made; one with items \
-                of its own is refused.
+                The folder's displayname, if it has one, names the list. nudged follows the folder as it changes, \
+                and reads it again when it starts. nudge writes nothing to the folder: change its tasks with \
+                todoman (nudge refuses to edit, check off or remove them; a snooze stays in nudge). A list that does \
+                not exist is made; one with items of its own, or the default list, is refused.
 
                   nudge list link Work ~/.local/share/calendars/work
                   nudge list unlink Work      # the items leave nudge; the files stay
