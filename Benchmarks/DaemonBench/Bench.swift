@@ -40,6 +40,8 @@ import NudgeStore
                 try await CalendarBench.run(options)
             } else if options.mode == "edit-floor" {
                 try await EditFloorBench.run(options, http: http)
+            } else if options.mode == "vdir" {
+                try await VdirBench.run(options, http: http)
             } else {
                 try await run(options, http: http)
             }
@@ -128,7 +130,7 @@ import NudgeStore
 }
 
 struct Options {
-    /// `store`, `watchers`, `firing`, `calendar` or `edit-floor`.
+    /// `store`, `watchers`, `firing`, `calendar`, `edit-floor` or `vdir`.
     var mode = "store"
     var nudged = ".build/release/nudged"
     var sizes = [1_000, 100_000, 1_000_000]
@@ -145,7 +147,8 @@ struct Options {
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
-        guard let mode = arguments.popFirst(), ["store", "watchers", "firing", "calendar", "edit-floor"].contains(mode)
+        guard let mode = arguments.popFirst(),
+            ["store", "watchers", "firing", "calendar", "edit-floor", "vdir"].contains(mode)
         else {
             throw usage
         }
@@ -154,6 +157,7 @@ struct Options {
         if mode == "firing" { sizes = [1_000_000] }
         if mode == "calendar" { sizes = [100_000] }
         if mode == "edit-floor" { (sizes, runs, edits) = ([1_000, 1_000_000], 5, 400) }
+        if mode == "vdir" { (sizes, runs, edits) = ([1_000, 10_000], 3, 100) }
         while let flag = arguments.popFirst() {
             if flag == "--full-log" {
                 fullLog = true
@@ -186,7 +190,8 @@ struct Options {
                 + "       nudge-bench firing [--nudged PATH] [--items N] [--burst N] [--work DIR]\n"
                 + "       nudge-bench calendar [--nudged PATH] [--items N] [--runs N] [--work DIR]\n"
                 + "       nudge-bench edit-floor [--nudged PATH] [--sizes 1000,1000000] [--runs N] [--edits N] "
-                + "[--work DIR]"
+                + "[--work DIR]\n"
+                + "       nudge-bench vdir [--nudged PATH] [--sizes 1000,10000] [--runs N] [--edits N] [--work DIR]"
         )
     }
 }

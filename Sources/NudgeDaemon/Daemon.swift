@@ -90,12 +90,13 @@ struct Daemon {
             "nudged serving \(paths.socket) (\(paths.runtimeDirectoryReason)); store \(paths.store); \(sinks.summary)"
         )
         // Services stop in reverse order. systemd hears STOPPING=1 first; then the server stops taking connections,
-        // ends the event streams and finishes the requests in flight, which the service still answers; last the
-        // service finishes its commits under way and lets the sinks finish.
+        // ends the event streams and finishes the requests in flight, which the service still answers; then the
+        // linked folders are no longer watched; last the service finishes its commits under way and lets the sinks
+        // finish.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
-                    service, server, folders,
+                    service, folders, server,
                     ConfigurationReloader(
                         running: options,
                         reload: reload,

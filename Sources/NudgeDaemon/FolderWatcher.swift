@@ -7,18 +7,34 @@ import ServiceLifecycle
 import Synchronization
 
 /// Follows the linked lists' folders while nudged runs (`FolderNotifier`, inotify): a task file created, written,
-/// renamed over or removed there brings the list to its folder again, as at start (`ReminderBook.applyFolder`, which
-/// changes only what differs). A folder removed or moved away is read as unavailable, and its parent is watched for
-/// its return, when it is read again; an overflow of the kernel's queue reads every folder again. Nothing is polled.
+/// renamed over, removed or changed in its mode brings the list to its folder again, as at start
+/// (`ReminderBook.applyFolder`, which changes only what differs). A folder removed or moved away is read as
+/// unavailable, and its parent is watched for its return, when it is read again; an overflow of the kernel's queue
+/// reads every folder again. Nothing is polled.
+///
+/// One task does all of it, in order: the changes the kernel reports and the requests to follow the lists as the book
+/// has them now (`follow()`, after a link or an unlink) gather while a round runs, and the next round takes them all
+/// at once, so a sync that rewrites a thousand files reads the folder a few times, not a thousand.
 final class FolderWatcher: Service, Sendable {
     private let service: ReminderService
     private let logger: Logger
-    private let batches: AsyncStream<[FolderNotifier.Change]>
-    private let batchesEnd: AsyncStream<[FolderNotifier.Change]>.Continuation
     private let notifier: FolderNotifier?
-    /// By watch: the linked lists it is for, and whether it watches a folder's parent while the folder is gone.
-    private let watched = Mutex<[Int32: [Watched]]>([:])
+    /// What waits for the next round; shared with the notifier's thread, which is made before `self` is.
+    private let pending = PendingWork()
+    /// A round is due; one wake-up stands for any number.
+    private let wakeUps: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
 
+    private struct Pending {
+        var changes: [FolderNotifier.Change] = []
+        var follow = false
+    }
+
+    private final class PendingWork: Sendable {
+        let state = Mutex(Pending())
+    }
+
+    /// One linked list a watch is for, and whether it watches the folder's parent while the folder is gone.
     private struct Watched: Sendable {
         let listID: Int
         let folder: String
@@ -28,43 +44,103 @@ final class FolderWatcher: Service, Sendable {
     init(service: ReminderService, logger: Logger) {
         self.service = service
         self.logger = logger
-        let (batches, continuation) = AsyncStream.makeStream(of: [FolderNotifier.Change].self)
-        self.batches = batches
-        batchesEnd = continuation
+        (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (pending, wake) = (pending, wake)
         do {
-            notifier = try FolderNotifier { continuation.yield($0) }
+            notifier = try FolderNotifier { changes in
+                pending.state.withLock { $0.changes += changes }
+                wake.yield()
+            }
         } catch {
             logger.warning("cannot watch linked folders (inotify: \(error)); they are read when nudged starts")
             notifier = nil
-            continuation.finish()
         }
     }
 
     func run() async throws {
-        await follow()
-        await withGracefulShutdownHandler {
-            for await batch in batches { await handle(batch) }
-        } onGracefulShutdown: { [notifier, batchesEnd] in
-            notifier?.stop()
-            batchesEnd.finish()
+        guard let notifier else {
+            // Nothing to watch with: nudged goes on without it (a service that ends would stop it).
+            try? await gracefulShutdown()
+            return
         }
-        notifier?.stop()
+        follow()
+        var watched: [Int32: [Watched]] = [:]
+        await withGracefulShutdownHandler {
+            for await _ in wakeUps {
+                let (changes, follow) = pending.state.withLock { pending in
+                    defer { pending = Pending() }
+                    return (pending.changes, pending.follow)
+                }
+                await round(changes, follow: follow, watched: &watched, notifier: notifier)
+            }
+        } onGracefulShutdown: { [wake] in
+            wake.finish()
+        }
+        notifier.stop()
     }
 
-    /// Makes the watches match the linked lists as the book has them now: each linked folder watched, or its parent
-    /// while it is gone, and nothing else. Called at start and after a list is linked or unlinked.
-    func follow() async {
-        guard let notifier,
+    /// Asks for the watches to be made to match the linked lists as the book has them then (at start, and after a
+    /// list is linked or unlinked); a folder watched anew is read again, for what changed before its watch.
+    func follow() {
+        pending.state.withLock { $0.follow = true }
+        wake.yield()
+    }
+
+    /// Reads again each folder the changes touched, once however many of its files changed.
+    private func round(
+        _ changes: [FolderNotifier.Change],
+        follow: Bool,
+        watched: inout [Int32: [Watched]],
+        notifier: FolderNotifier
+    ) async {
+        var lists: [Int: String] = [:]
+        var refollow = follow
+        for change in changes {
+            if change.overflowed {
+                for entry in watched.values.joined() { lists[entry.listID] = entry.folder }
+                refollow = true
+                continue
+            }
+            for entry in watched[change.watch] ?? [] {
+                if entry.isParent {
+                    // The folder came back (made again, moved back, readable again): watch it, and read it.
+                    guard change.name == (entry.folder as NSString).lastPathComponent else { continue }
+                    refollow = true
+                } else if change.folderGone {
+                    refollow = true
+                }
+                lists[entry.listID] = entry.folder
+            }
+        }
+        repeat {
+            if refollow {
+                refollow = false
+                for (listID, folder) in await rewatch(&watched, notifier: notifier) { lists[listID] = folder }
+            }
+            for (listID, folder) in lists.sorted(by: { $0.key < $1.key }) {
+                // A folder found gone on the way: its parent is watched instead, for its return.
+                if await !rescan(listID: listID, folder: folder) { refollow = true }
+            }
+            lists = [:]
+        } while refollow
+    }
+
+    /// Makes the watches match the linked lists: each linked folder watched, or its parent while it cannot be, and
+    /// nothing else. The lists whose folder is watched anew, to be read again.
+    private func rewatch(_ watched: inout [Int32: [Watched]], notifier: FolderNotifier) async -> [Int: String] {
+        guard
             let linked = try? await service.read({ book in
                 book.library.lists.compactMap { list in list.link.map { (list.listID, $0.folder) } }
             })
-        else { return }
+        else { return [:] }
+        let before = Set(watched.values.joined().filter { !$0.isParent }.map(\.listID))
         var wanted: [Int32: [Watched]] = [:]
+        var anew: [Int: String] = [:]
         for (listID, folder) in linked {
             do {
-                wanted[try notifier.watch(folder), default: []].append(
-                    Watched(listID: listID, folder: folder, isParent: false)
-                )
+                let watch = try notifier.watch(folder)
+                wanted[watch, default: []].append(Watched(listID: listID, folder: folder, isParent: false))
+                if !before.contains(listID) { anew[listID] = folder }
             } catch {
                 let parent = (folder as NSString).deletingLastPathComponent
                 guard let watch = try? notifier.watch(parent) else {
@@ -74,46 +150,18 @@ final class FolderWatcher: Service, Sendable {
                 wanted[watch, default: []].append(Watched(listID: listID, folder: folder, isParent: true))
             }
         }
-        let before = watched.withLock { watched in
-            defer { watched = wanted }
-            return watched
-        }
-        for watch in before.keys where wanted[watch] == nil { notifier.unwatch(watch) }
+        for watch in watched.keys where wanted[watch] == nil { notifier.unwatch(watch) }
+        watched = wanted
+        return anew
     }
 
-    /// Reads again each folder a batch of changes touched, once however many of its files changed.
-    private func handle(_ batch: [FolderNotifier.Change]) async {
-        let watched = watched.withLock { $0 }
-        var lists: [Int: String] = [:]
-        var refollow = false
-        for change in batch {
-            if change.overflowed {
-                for entry in watched.values.joined() { lists[entry.listID] = entry.folder }
-                refollow = true
-                continue
-            }
-            for entry in watched[change.watch] ?? [] {
-                if entry.isParent {
-                    // The folder came back (made again, or moved back): watch it, and read it.
-                    guard change.name == (entry.folder as NSString).lastPathComponent else { continue }
-                    refollow = true
-                } else if change.folderGone {
-                    refollow = true
-                }
-                lists[entry.listID] = entry.folder
-            }
+    /// Reads list `listID`'s folder and brings the list to it; false if the folder could not be listed.
+    private func rescan(listID: Int, folder: String) async -> Bool {
+        guard let (timeZone, zones) = try? await service.read({ book in (book.timeZone, book.zones) }) else {
+            return true
         }
-        if refollow { await follow() }
-        for (listID, folder) in lists.sorted(by: { $0.key < $1.key }) { await rescan(listID: listID, folder: folder) }
-    }
-
-    private func rescan(listID: Int, folder: String) async {
-        guard let (timeZone, zones) = try? await service.read({ book in (book.timeZone, book.zones) }) else { return }
-        let reading = LinkedFolders.Reading(
-            listID: listID,
-            folder: folder,
-            contents: await LinkedFolders.read(folder, timeZone: timeZone, zones: zones)
-        )
+        let contents = await LinkedFolders.read(folder, timeZone: timeZone, zones: zones)
+        let reading = LinkedFolders.Reading(listID: listID, folder: folder, contents: contents)
         do {
             let newlySkipped = try await service.write { book in
                 let before = book.folderStates[listID]
@@ -124,6 +172,8 @@ final class FolderWatcher: Service, Sendable {
         } catch {
             logger.warning("cannot bring in the tasks of \(folder): \(error)")
         }
+        if case .failure = contents { return false }
+        return true
     }
 
     /// The files skipped now that were not before, for the log: a file is said once, not at every change beside it.

@@ -23,14 +23,15 @@ public final class FolderNotifier: Sendable {
     private let wakeFD: Int32
     private let stopped = Atomic<Bool>(false)
 
-    /// What a watch asks of the kernel: entries made, written whole, renamed in or out, removed, and the folder
-    /// itself removed or moved; only directories.
+    /// What a watch asks of the kernel: entries made, written whole, renamed in or out, removed, or changed in their
+    /// mode or times (a file made readable, a folder made enterable again), and the folder itself removed or moved;
+    /// only directories.
     static let events =
-        UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE)
+        UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_ATTRIB)
         | UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
-    /// Starts the thread, which calls `onChanges` with each batch the kernel gives at once (a rename of a temporary
-    /// file over a task file is one batch of two), in order, until `stop()`.
+    /// Starts the thread, which calls `onChanges` with what each read of the kernel's queue gives, in order, until
+    /// `stop()`.
     public init(onChanges: @escaping @Sendable ([Change]) -> Void) throws(Errno) {
         inotify = try SystemCall.valueOrErrno { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }
         do {
@@ -42,18 +43,25 @@ public final class FolderNotifier: Sendable {
         let (inotify, wakeFD) = (self.inotify, self.wakeFD)
         startThread(named: "nudge-folders") {
             Self.run(inotify: inotify, wakeFD: wakeFD, onChanges: onChanges)
-            _ = Glibc.close(inotify)
-            _ = Glibc.close(wakeFD)
         }
+    }
+
+    /// The descriptors are closed only here, once nothing can use them: the thread may have ended on its own (a
+    /// failed read), and a `stop()` after that must not write to a number reused since.
+    deinit {
+        _ = Glibc.close(inotify)
+        _ = Glibc.close(wakeFD)
     }
 
     /// Watches `folder`; the watch number its changes carry. Watching a folder watched already gives its number again.
     public func watch(_ folder: String) throws(Errno) -> Int32 {
-        try SystemCall.valueOrErrno { inotify_add_watch(inotify, folder, Self.events) }
+        guard !stopped.load(ordering: .acquiring) else { throw .badFileDescriptor }
+        return try SystemCall.valueOrErrno { inotify_add_watch(inotify, folder, Self.events) }
     }
 
     /// Ends watch `watch` (one already gone with its folder is no error).
     public func unwatch(_ watch: Int32) {
+        guard !stopped.load(ordering: .acquiring) else { return }
         _ = inotify_rm_watch(inotify, watch)
     }
 

@@ -103,7 +103,7 @@ extension APIHandler {
             guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
             return (book.wireList(list), outcome)
         }
-        await folders?.follow()
+        folders?.follow()
         return .ok(.init(body: .json(list)))
     }
 
@@ -114,7 +114,7 @@ extension APIHandler {
             guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
             return (book.wireList(list), outcome)
         }
-        await folders?.follow()
+        folders?.follow()
         return .ok(.init(body: .json(list)))
     }
 }
