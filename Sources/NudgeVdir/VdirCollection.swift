@@ -138,7 +138,7 @@ public struct VdirCollection: Sendable {
             return .task(read.tasks[0], status)
         case 0:
             // Why its task was skipped (no SUMMARY, say), not the events beside it.
-            let why = read.skipped.first { $0.notes.first?.contains("nudge imports tasks (VTODO) only") == false }
+            let why = read.skipped.first { $0.component == "VTODO" }
             return .skipped(
                 why.map { "line \($0.line): " + ($0.notes.first ?? "") } ?? "it holds no task nudge can take"
             )

@@ -14,4 +14,6 @@ public struct CalendarImportResult: Sendable, Equatable {
     public var itemID: Int?
     /// For `skipped`, why; otherwise what was not imported as it was.
     public var notes: [String]
+    /// The component it was read from: `VTODO`, or what nudge skipped (`VEVENT`, `VJOURNAL`, …).
+    public var component = "VTODO"
 }

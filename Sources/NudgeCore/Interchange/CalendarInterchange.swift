@@ -323,7 +323,8 @@ public enum CalendarInterchange {
                         uid: uid,
                         summary: summary,
                         outcome: .skipped,
-                        notes: [reason]
+                        notes: [reason],
+                        component: component.name
                     )
                 )
             }
