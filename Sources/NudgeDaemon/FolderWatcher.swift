@@ -168,7 +168,7 @@ final class FolderWatcher: Service, Sendable {
                 let outcome = book.apply([reading])
                 return (Self.newlySkipped(before: before, after: book.folderStates[listID]), outcome)
             }
-            for skipped in newlySkipped { logger.warning("\(folder)/\(skipped.fileName) skipped: \(skipped.reason)") }
+            LinkedFolders.log(newlySkipped, in: folder, logger: logger)
         } catch {
             logger.warning("cannot bring in the tasks of \(folder): \(error)")
         }

@@ -42,15 +42,18 @@ enum LinkedFolders {
             let contents = await read(folder, timeZone: timeZone, zones: zones)
             switch contents {
             case .success(let read):
-                for skipped in read.skipped {
-                    logger.warning("\(folder)/\(skipped.fileName) skipped: \(skipped.reason)")
-                }
+                log(read.skipped, in: folder, logger: logger)
             case .failure(let error):
                 logger.warning("\(error); the items of list \"\(list.name)\" stay as last read")
             }
             readings.append(Reading(listID: list.listID, folder: folder, contents: contents))
         }
         return readings
+    }
+
+    /// Says in the log why each of `skipped`, files of `folder`, was not taken: fixing one brings its task in.
+    static func log(_ skipped: [SkippedFile], in folder: String, logger: Logger) {
+        for file in skipped { logger.warning("\(folder)/\(file.fileName) skipped: \(file.reason)") }
     }
 }
 

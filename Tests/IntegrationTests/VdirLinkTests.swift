@@ -62,6 +62,11 @@ import Testing
         try json(try await sandbox.nudge("ls", "--all", "--json")) as? [[String: Any]] ?? []
     }
 
+    /// Every item, by its text (the first of two with the same text).
+    private func itemsByText(_ sandbox: Sandbox) async throws -> [String: [String: Any]] {
+        Dictionary(try await items(sandbox).map { ($0["text"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// The linked list, once nudged has read its folder since it started.
     private func readList(_ sandbox: Sandbox, _ daemon: Daemon) async throws -> [String: Any] {
         var found: [String: Any] = [:]
@@ -94,9 +99,7 @@ import Testing
         #expect(linked?["name"] as? String == "Errands", "the folder's displayname names the list")
         #expect(linked?["itemCount"] as? Int == 3)
         #expect((linked?["link"] as? [String: Any])?["state"] as? String == "ok")
-        var byText = Dictionary(
-            uniqueKeysWithValues: try await items(sandbox).map { ($0["text"] as? String ?? "", $0) }
-        )
+        var byText = try await itemsByText(sandbox)
         let rent = try #require(byText["Pay rent"])
         #expect((rent["pendingDue"] as? String)?.hasPrefix("2027-01-20T08:00:00") == true, "\(rent)")
         #expect(rent["priority"] as? String == "high")
@@ -136,7 +139,7 @@ import Testing
         let link = try #require(list["link"] as? [String: Any])
         #expect(link["state"] as? String == "ok")
         #expect((link["skipped"] as? [[String: Any]])?.map { $0["file"] as? String } == ["broken.ics"], "\(link)")
-        byText = Dictionary(uniqueKeysWithValues: try await items(sandbox).map { ($0["text"] as? String ?? "", $0) })
+        byText = try await itemsByText(sandbox)
         #expect(Set(byText.keys) == ["Pay rent", "Water the plants", "Renew the passport"])
         #expect(byText["Pay rent"]?["itemID"] as? Int == rentID, "an edited file keeps its item")
         #expect((byText["Pay rent"]?["pendingDue"] as? String)?.hasPrefix("2027-01-22T09:15:00") == true)
@@ -175,10 +178,7 @@ import Testing
     ) async throws -> [String: [String: Any]] {
         var found: [String: [String: Any]] = [:]
         try await daemon.eventually(awaited) {
-            let byText = Dictionary(
-                try await items(sandbox).map { ($0["text"] as? String ?? "", $0) },
-                uniquingKeysWith: { first, _ in first }
-            )
+            let byText = try await itemsByText(sandbox)
             found = byText
             return condition(byText)
         }

@@ -77,27 +77,21 @@ extension ReminderBook {
 
 extension Components.Schemas.ListLink {
     init(_ link: NudgeCore.ListLink, state: FolderState) {
+        var (skipped, otherFiles, reason): ([SkippedFile], Int, String?) = ([], 0, nil)
+        let shown: StatePayload
         switch state {
-        case .unread:
-            self.init(folder: link.folder, remindDue: link.remindsAtDue, state: .unread, skipped: [], otherFiles: 0)
-        case .unavailable(let reason):
-            self.init(
-                folder: link.folder,
-                remindDue: link.remindsAtDue,
-                state: .unavailable,
-                reason: reason,
-                skipped: [],
-                otherFiles: 0
-            )
-        case .read(let skipped, let otherFiles):
-            self.init(
-                folder: link.folder,
-                remindDue: link.remindsAtDue,
-                state: .ok,
-                skipped: skipped.map { .init(file: $0.fileName, reason: $0.reason) },
-                otherFiles: otherFiles
-            )
+        case .unread: shown = .unread
+        case .unavailable(let why): (shown, reason) = (.unavailable, why)
+        case .read(let files, let others): (shown, skipped, otherFiles) = (.ok, files, others)
         }
+        self.init(
+            folder: link.folder,
+            remindDue: link.remindsAtDue,
+            state: shown,
+            reason: reason,
+            skipped: skipped.map { .init(file: $0.fileName, reason: $0.reason) },
+            otherFiles: otherFiles
+        )
     }
 }
 
