@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // systemd calendar expressions (`CalendarSpec`: parsing, normalized form, next elapse), on time zone rules read
@@ -88,6 +89,7 @@ let package = Package(
             dependencies: [
                 "NudgeCore", "NudgeCalendar", "NudgeSystem",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // libsystemd, for the journal sink and the session bus (Debian: libsystemd-dev).

@@ -95,27 +95,8 @@ extension ReminderBook {
         heldFollowUps = []
         defer { heldFollowUps = nil }
         for entry in contents.tasks {
-            var task = entry.task
-            // No alarm: the link says whether its due instant reminds.
-            if link.remindsAtDue, task.dueDate != nil, task.dueDay == nil, !task.shouldRemind, task.warnings.isEmpty {
-                task.shouldRemind = true
-            }
-            var result = CalendarImportResult(
-                line: task.line,
-                uid: task.uid,
-                summary: task.text,
-                outcome: .unchanged,
-                notes: []
-            )
             do {
-                try bring(
-                    task,
-                    into: byFile[entry.fileName],
-                    orNewIn: listID,
-                    fileName: entry.fileName,
-                    result: &result,
-                    outcome: &outcome
-                )
+                try take(entry, into: byFile[entry.fileName], of: listID, link: link, outcome: &outcome)
             } catch {
                 skipped.append(SkippedFile(fileName: entry.fileName, reason: error.description))
             }
@@ -126,6 +107,34 @@ extension ReminderBook {
             otherFiles: contents.otherFiles
         )
         return Self.fromFolder(outcome)
+    }
+
+    /// Brings the task of `entry`, a file of linked list `listID`, into item `itemID` (an edit where they differ), or
+    /// into a new item, and keeps the file's stamp for a write back. Returns the item's ID.
+    @discardableResult
+    mutating func take(
+        _ entry: FolderTask,
+        into itemID: Int?,
+        of listID: Int,
+        link: ListLink,
+        outcome: inout Outcome
+    ) throws(ModelError) -> Int? {
+        var task = entry.task
+        // No alarm: the link says whether its due instant reminds.
+        if link.remindsAtDue, task.dueDate != nil, task.dueDay == nil, !task.shouldRemind, task.warnings.isEmpty {
+            task.shouldRemind = true
+        }
+        var result = CalendarImportResult(
+            line: task.line,
+            uid: task.uid,
+            summary: task.text,
+            outcome: .unchanged,
+            notes: []
+        )
+        // An item added, then refused its check-off, is the file's all the same.
+        defer { if let itemID = result.itemID { fileStamps[itemID] = entry.stamp } }
+        try bring(task, into: itemID, orNewIn: listID, fileName: entry.fileName, result: &result, outcome: &outcome)
+        return result.itemID
     }
 
     /// The outcome with every event marked as the folder's.

@@ -28,6 +28,9 @@ public struct ReminderBook: Sendable {
     /// How each linked list's folder stood when last read (`applyFolder`), by list ID. Not stored: nudged reads every
     /// linked folder when it starts.
     public internal(set) var folderStates: [Int: FolderState] = [:]
+    /// The file of each item of a linked list as last read, by item ID: nudge writes to a file only if it is still so
+    /// (`fileChange`). Not stored, as `folderStates`.
+    public internal(set) var fileStamps: [Int: FileStamp] = [:]
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -356,6 +359,7 @@ public struct ReminderBook: Sendable {
     mutating func removeItemIgnoringLink(itemID: Int) throws(ModelError) -> Outcome {
         let change = try library.makeRemoveItem(itemID: itemID)
         try applyToItem(change)
+        fileStamps[itemID] = nil
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
         outcome.append(withDigestInstant(now: clock.now()))

@@ -111,7 +111,8 @@ struct Daemon {
                                 desktop: $0,
                                 service: service,
                                 snoozeLength: options.snoozeLength,
-                                logger: logger
+                                logger: logger,
+                                folders: folders
                             )
                         ]
                     } ?? [])

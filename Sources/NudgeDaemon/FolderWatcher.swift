@@ -28,6 +28,13 @@ final class FolderWatcher: Service, Sendable {
     private struct Pending {
         var changes: [FolderNotifier.Change] = []
         var follow = false
+        /// Lists to read again, whatever the kernel reported, with their folders.
+        var readAgain: [Int: String] = [:]
+        /// Lists whose folder nudge is writing to, with how many writes are under way (`holding`).
+        var held: [Int: Int] = [:]
+        /// How many writes to each list's folder began since nudged started: a reading that a write overlapped is
+        /// not taken.
+        var writesBegun: [Int: Int] = [:]
     }
 
     private final class PendingWork: Sendable {
@@ -67,11 +74,11 @@ final class FolderWatcher: Service, Sendable {
         var watched: [Int32: [Watched]] = [:]
         await withGracefulShutdownHandler {
             for await _ in wakeUps {
-                let (changes, follow) = pending.state.withLock { pending in
-                    defer { pending = Pending() }
-                    return (pending.changes, pending.follow)
+                let taken = pending.state.withLock { pending in
+                    defer { pending = Pending(held: pending.held, writesBegun: pending.writesBegun) }
+                    return pending
                 }
-                await round(changes, follow: follow, watched: &watched, notifier: notifier)
+                await round(taken, watched: &watched, notifier: notifier)
             }
         } onGracefulShutdown: { [wake] in
             wake.finish()
@@ -86,16 +93,35 @@ final class FolderWatcher: Service, Sendable {
         wake.yield()
     }
 
+    /// Asks for list `listID`'s folder to be read again: a write of nudge's found a file changed there.
+    func readAgain(listID: Int, folder: String) {
+        pending.state.withLock { $0.readAgain[listID] = folder }
+        wake.yield()
+    }
+
+    /// Runs `body`, a write of nudge's to list `listID`'s folder and the book's taking of it, with the folder's reading
+    /// held off until it ends: the book takes nudge's change as the user's, and the reading that the write's own
+    /// inotify event brings finds nothing left to change.
+    func holding<Value: Sendable>(_ listID: Int, _ body: () async throws -> Value) async throws -> Value {
+        pending.state.withLock { pending in
+            pending.held[listID, default: 0] += 1
+            pending.writesBegun[listID, default: 0] += 1
+        }
+        defer {
+            pending.state.withLock { pending in
+                pending.held[listID, default: 1] -= 1
+                if pending.held[listID] == 0 { pending.held[listID] = nil }
+            }
+            wake.yield()
+        }
+        return try await body()
+    }
+
     /// Reads again each folder the changes touched, once however many of its files changed.
-    private func round(
-        _ changes: [FolderNotifier.Change],
-        follow: Bool,
-        watched: inout [Int32: [Watched]],
-        notifier: FolderNotifier
-    ) async {
-        var lists: [Int: String] = [:]
-        var refollow = follow
-        for change in changes {
+    private func round(_ taken: Pending, watched: inout [Int32: [Watched]], notifier: FolderNotifier) async {
+        var lists = taken.readAgain
+        var refollow = taken.follow
+        for change in taken.changes {
             if change.overflowed {
                 for entry in watched.values.joined() { lists[entry.listID] = entry.folder }
                 refollow = true
@@ -160,7 +186,17 @@ final class FolderWatcher: Service, Sendable {
         guard let (timeZone, zones) = try? await service.read({ book in (book.timeZone, book.zones) }) else {
             return true
         }
+        let writesBefore = pending.state.withLock { $0.writesBegun[listID] }
         let contents = await LinkedFolders.read(folder, timeZone: timeZone, zones: zones)
+        // A write of nudge's under way (`holding`), or one since the reading began, which may have seen the file
+        // before it or after: read again once the book has taken the write (its end wakes the next round), or the
+        // book would take the folder as it was before the user's change, or take that change as the folder's.
+        let overlapped = pending.state.withLock { pending in
+            guard pending.held[listID] != nil || pending.writesBegun[listID] != writesBefore else { return false }
+            pending.readAgain[listID] = folder
+            return true
+        }
+        if overlapped { return true }
         let reading = LinkedFolders.Reading(listID: listID, folder: folder, contents: contents)
         do {
             let newlySkipped = try await service.write { book in

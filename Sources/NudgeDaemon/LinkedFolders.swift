@@ -30,6 +30,23 @@ enum LinkedFolders {
         }
     }
 
+    /// Makes `change` in its folder and reads the file back (`VdirCollection.write`), on the pool of threads for
+    /// blocking work. A file that cannot be written is refused as the folder's fault (422 `folder_unavailable`); the
+    /// folder is as it was.
+    static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) async throws -> FolderTask? {
+        do {
+            return try await NIOThreadPool.singleton.runIfActive {
+                try VdirCollection.write(change, timeZone: timeZone, zones: zones)
+            }
+        } catch let error as VdirError {
+            throw APIFailure(
+                status: .unprocessableContent,
+                code: .folderUnavailable,
+                message: "\(error.description); nothing was changed"
+            )
+        }
+    }
+
     /// Every linked list's folder in `library`, read at start, before anything fires (`ReminderService` applies them
     /// first): a task checked off or removed there while nudged was down must not fire late. What is skipped, and a
     /// folder unavailable, is logged.
@@ -57,6 +74,38 @@ enum LinkedFolders {
     }
 }
 
+extension ReminderService {
+    /// Makes `change` to a task file of a linked list's folder, then has the book take the file as written
+    /// (`applyWrittenFile`), as it would take any change of the folder's; answers with `answer` of the item that
+    /// holds the file now (none for a file removed). The file is the truth: the book changes only as the file did.
+    /// A file another program changed meanwhile is not written, and `folders` reads its folder again (409
+    /// `changed_on_disk`). The events are the user's (`source`), not the folder's.
+    func write<Value: Sendable>(
+        _ change: TaskFileChange,
+        folders: FolderWatcher?,
+        source: ReminderEvent.Source? = nil,
+        answer: @escaping @Sendable (ReminderBook, ChecklistItem?) throws -> Value
+    ) async throws -> Value {
+        let (timeZone, zones) = try await read { book in (book.timeZone, book.zones) }
+        let writeAndTake = { () async throws -> Value in
+            let written: FolderTask?
+            do {
+                written = try await LinkedFolders.write(change, timeZone: timeZone, zones: zones)
+            } catch let error as ModelError where error.code == .changedOnDisk {
+                folders?.readAgain(listID: change.listID, folder: change.folder)
+                throw error
+            }
+            return try await self.write { book in
+                var (item, outcome) = try book.applyWrittenFile(change, written)
+                for index in outcome.events.indices { outcome.events[index].source = source }
+                return (try answer(book, item), outcome)
+            }
+        }
+        guard let folders else { return try await writeAndTake() }
+        return try await folders.holding(change.listID, writeAndTake)
+    }
+}
+
 extension ReminderBook {
     /// Brings each list to its folder as read (`applyFolder`), or marks the folder unavailable; a reading of a list
     /// linked elsewhere since, or no longer, is passed over.
@@ -69,7 +118,7 @@ extension ReminderBook {
                 if let applied = try? applyFolder(listID: reading.listID, contents) {
                     outcome.append(contentsOf: applied)
                 }
-            case .failure(.unavailable(_, let reason)):
+            case .failure(.unavailable(_, let reason)), .failure(.unwritable(_, let reason)):
                 folderUnavailable(listID: reading.listID, reason: reason)
             }
         }

@@ -324,7 +324,7 @@ final class EventHistory: Sendable {
         do throws(Errno) {
             try SystemCall.fdatasync(state.current.file.descriptor)
             try SystemCall.rename(path, to: previousPath)
-            try StoreFile.sync(directory: directory.isEmpty ? "." : directory)
+            try SystemCall.syncDirectory(directory.isEmpty ? "." : directory)
         } catch {
             throw .writeFailed(path: path, step: "rotating event history \(path)", errno: error)
         }

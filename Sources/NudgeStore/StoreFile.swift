@@ -179,7 +179,7 @@ struct StoreFile: Sendable {
 
     private func syncDirectory() throws(Errno) {
         try faults.before(.syncDirectory)
-        try Self.sync(directory: directory)
+        try SystemCall.syncDirectory(directory)
     }
 
     /// mkdir -p, touching only the missing directories. Each new directory's entry is flushed too: otherwise a power
@@ -195,7 +195,7 @@ struct StoreFile: Sendable {
             try makeDirectory(directory)
             return
         }
-        try sync(directory: name(of: directory.removingLastComponent()))
+        try SystemCall.syncDirectory(name(of: directory.removingLastComponent()))
     }
 
     /// Opens one of the store's own files (`what`: its lock file, change log or event history) for reading and
@@ -219,14 +219,6 @@ struct StoreFile: Sendable {
         } catch {
             throw .setupFailed(path: storePath ?? path, step: "opening \(what) \(path)", errno: error)
         }
-    }
-
-    /// Makes renames and new entries in a directory durable; fsync on the file alone does not cover its name.
-    static func sync(directory: String) throws(Errno) {
-        let descriptor = try SystemCall.typed {
-            try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
-        }
-        try SystemCall.typed { try descriptor.closeAfter { try SystemCall.fsync(descriptor) } }
     }
 
     /// A directory's path as a string; the empty path of a bare relative file name means the current directory.

@@ -13,6 +13,7 @@ public struct FileStatus: Sendable, Equatable {
     /// The last change of its content, in nanoseconds since the epoch.
     public let modified: Int64
     public let ownerID: UInt32
+    public let permissions: FilePermissions
 }
 
 extension SystemCall {
@@ -33,7 +34,8 @@ extension SystemCall {
             size: Int(status.st_size),
             inode: UInt64(status.st_ino),
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-            ownerID: status.st_uid
+            ownerID: status.st_uid,
+            permissions: FilePermissions(rawValue: status.st_mode & 0o7777)
         )
     }
 
@@ -65,5 +67,61 @@ extension SystemCall {
             if part.count < chunk { return bytes }
             chunk = min(65_536, limit + 1 - bytes.count)
         }
+    }
+
+    /// Flushes a directory's entries to the device: a file created, renamed or removed in it survives a power cut
+    /// only after this.
+    public static func syncDirectory(_ directory: String) throws(Errno) {
+        let descriptor = try typed {
+            try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
+        }
+        try typed { try descriptor.closeAfter { try fsync(descriptor) } }
+    }
+
+    /// Puts `bytes` at `path` whole, as other programs' readers must see a file change: a new hidden file beside
+    /// it (`permissions`, whatever the umask), written, flushed, renamed over `path`, then the directory flushed. A
+    /// reader sees the old content or the new, never a mix; on failure `path` is as it was.
+    public static func replaceFile(_ path: String, with bytes: [UInt8], permissions: FilePermissions) throws(Errno) {
+        let file = FilePath(path)
+        let directory = file.removingLastComponent().isEmpty ? "." : file.removingLastComponent().string
+        var temporary: String
+        var descriptor: FileDescriptor
+        while true {
+            temporary =
+                directory + "/." + (file.lastComponent?.string ?? "file") + ".tmp-"
+                + String(UInt64.random(in: 0..<(1 << 48)), radix: 36)
+            do throws(Errno) {
+                // O_EXCL: never a file someone else made, or a symbolic link planted at the name.
+                descriptor = try typed {
+                    try FileDescriptor.open(
+                        FilePath(temporary),
+                        .writeOnly,
+                        options: [.create, .exclusiveCreate, .closeOnExec],
+                        permissions: permissions
+                    )
+                }
+                break
+            } catch {
+                if error == .fileExists { continue }
+                throw error
+            }
+        }
+        do throws(Errno) {
+            try fchmod(descriptor, permissions)
+            _ = try typed { try descriptor.writeAll(bytes) }
+            try fsync(descriptor)
+            try typed { try descriptor.close() }
+        } catch {
+            try? descriptor.close()
+            try? unlink(temporary)
+            throw error
+        }
+        do throws(Errno) {
+            try rename(temporary, to: path)
+        } catch {
+            try? unlink(temporary)
+            throw error
+        }
+        try syncDirectory(directory)
     }
 }

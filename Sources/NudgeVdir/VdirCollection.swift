@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NudgeCalendar
 import NudgeCore
@@ -18,7 +19,7 @@ public struct VdirCollection: Sendable {
         public let fileName: String
         public let task: CalendarTask
         /// The file as it was read: a later write back must find it so, or another program changed it meanwhile.
-        public let status: FileStatus
+        public let stamp: FileStamp
     }
 
     /// The folder's `displayname`, its first line, if it has one.
@@ -54,7 +55,7 @@ public struct VdirCollection: Sendable {
         // `.ics` names are items, and hidden ones are such temporaries.
         for name in names where name.hasSuffix(".ics") && !name.hasPrefix(".") {
             switch readFile(name, in: resolvedFolder, timeZone: timeZone, zones: zones) {
-            case .task(let task, let status):
+            case .task(let task, let stamp):
                 if let uid = task.uid, let first = fileOfUID[uid] {
                     skipped.append(
                         SkippedFile(fileName: name, reason: "its UID \(uid) is the task of \(first) already")
@@ -62,7 +63,7 @@ public struct VdirCollection: Sendable {
                     continue
                 }
                 if let uid = task.uid { fileOfUID[uid] = name }
-                entries.append(Entry(fileName: name, task: task, status: status))
+                entries.append(Entry(fileName: name, task: task, stamp: stamp))
             case .skipped(let reason):
                 skipped.append(SkippedFile(fileName: name, reason: reason))
             case .other:
@@ -80,20 +81,20 @@ public struct VdirCollection: Sendable {
     /// What the folder holds, as the book takes it (`ReminderBook.applyFolder`).
     public var contents: FolderContents {
         FolderContents(
-            tasks: entries.map { FolderTask(fileName: $0.fileName, task: $0.task) },
+            tasks: entries.map { FolderTask(fileName: $0.fileName, task: $0.task, stamp: $0.stamp) },
             skipped: skipped,
             otherFiles: otherFiles,
             displayName: displayName
         )
     }
 
-    private enum FileReading {
-        case task(CalendarTask, FileStatus)
+    enum FileReading {
+        case task(CalendarTask, FileStamp)
         case skipped(String)
         case other
     }
 
-    private static func readFile(
+    static func readFile(
         _ name: String,
         in folder: String,
         timeZone: TimeZone,
@@ -122,6 +123,7 @@ public struct VdirCollection: Sendable {
         } catch {
             return .skipped("unreadable: \(error.description)")
         }
+        let stamp = FileStamp(status, digest: bytes)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .skipped("not UTF-8 text, as RFC 5545 asks: save it as UTF-8")
         }
@@ -135,7 +137,7 @@ public struct VdirCollection: Sendable {
         }
         switch read.tasks.count {
         case 1:
-            return .task(read.tasks[0], status)
+            return .task(read.tasks[0], stamp)
         case 0:
             // Why its task was skipped (no SUMMARY, say), not the events beside it.
             let why = read.skipped.first { $0.component == "VTODO" }
@@ -168,14 +170,29 @@ public struct VdirCollection: Sendable {
     }
 }
 
-/// Why a collection folder cannot be read.
+/// Why a collection folder cannot be read, or a task file of it written.
 public enum VdirError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The folder is missing, not a directory, or cannot be listed.
     case unavailable(folder: String, reason: String)
+    /// A change of nudge's cannot be written to a task file; the folder is as it was.
+    case unwritable(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .unavailable(let folder, let reason): "the folder \(folder) is unavailable: \(reason)"
+        case .unwritable(let path, let reason): "cannot write \(path): \(reason)"
         }
+    }
+}
+
+extension FileStamp {
+    /// A file of `status` holding `bytes`.
+    init(_ status: FileStatus, digest bytes: [UInt8]) {
+        self.init(
+            size: status.size,
+            inode: status.inode,
+            modified: status.modified,
+            digest: Array(SHA256.hash(data: bytes))
+        )
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// A list linked to a folder of task files that the real todoman keeps: nudged brings its tasks in as items, follows
-/// what changed while it was down when it starts, keeps the items of a folder gone as last read, and refuses changes
-/// only the folder may make. `scripts/install-deps --tests` installs todoman.
+/// what changed while it was down when it starts, keeps the items of a folder gone as last read, and writes what
+/// nudge changes to the task's file, where todoman sees it. `scripts/install-deps --tests` installs todoman and
+/// Python's icalendar.
 @Suite(.timeLimit(hangLimit)) struct VdirLinkTests {
     /// todoman, with a configuration and a cache of its own, keeping the lists in `lists` (one folder each).
     struct Todoman {
@@ -110,10 +111,6 @@ import Testing
         let shown = try await sandbox.nudge("show", String(rentID))
         #expect(shown.stdout.contains("File:") && shown.stdout.contains(rent["file"] as? String ?? "?"), "\(shown)")
 
-        // The folder's tasks change there: nudge refuses, and says where.
-        let done = try await sandbox.nudge("done", String(rentID))
-        #expect(done.status != 0 && done.stderr.contains(folder), "\(done)")
-        #expect(try await sandbox.nudge("add", "--list", "Errands", "new here").status != 0)
         // A folder that cannot be listed is refused, saying why, and the list made for it is not left behind.
         let nowhere = try await sandbox.nudge("list", "link", "Nowhere", sandbox.path + "/no-such-folder")
         #expect(nowhere.status != 0 && nowhere.stderr.contains("No such file or directory"), "\(nowhere)")
@@ -224,4 +221,142 @@ import Testing
             $0.keys.sorted() == ["Call the bank", "Pay rent"]
         }
     }
+
+    /// nudge's changes to a linked list's items are made to their files, as todoman sees them: done, undone, an edit,
+    /// a new item and a removal; a snooze stays in nudge. Every line nudge does not own stays as it was, byte for byte
+    /// and as Python's icalendar reads it. A change nudge does not write is refused, and so is a change to a file
+    /// nudge has not read since it started.
+    @Test func whatNudgeChangesIsWrittenToTheTaskFileWhereTodomanSeesIt() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let todo = try Todoman(in: sandbox)
+        let folder = todo.lists + "/errands"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try await todo("new", "-l", "errands", "--due", "2027-01-20 09:00", "--priority", "high", "Pay rent")
+        try await todo("new", "-l", "errands", "--due", "2027-01-21 18:30", "Water the plants")
+        // Another program's lines in the rent task: an X- property with a parameter, and an alarm.
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).map { folder + "/" + $0 }
+        let rentFile = try #require(
+            try files.first { try String(contentsOfFile: $0, encoding: .utf8).contains("rent") }
+        )
+        let plantsFile = try #require(files.first { $0 != rentFile })
+        let written = try String(contentsOfFile: rentFile, encoding: .utf8)
+        let end = written.contains("\r\n") ? "\r\n" : "\n"
+        let before = written.replacingOccurrences(
+            of: "END:VTODO",
+            with: [
+                "X-OTHER-APP;X-FLAVOUR=mild:keep me", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:rent",
+                "TRIGGER:-PT30M", "END:VALARM", "END:VTODO",
+            ].joined(separator: end)
+        )
+        try before.write(toFile: rentFile, atomically: true, encoding: .utf8)
+
+        var daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        defer { daemon.stop() }
+        #expect(try await sandbox.nudge("list", "link", "Errands", folder).status == 0)
+        let byText = try await itemsByText(sandbox)
+        let rentID = try #require(byText["Pay rent"]?["itemID"] as? Int)
+        let plantsID = try #require(byText["Water the plants"]?["itemID"] as? Int)
+        func todoman() async throws -> [String: [String: Any]] {
+            let listed = try JSONSerialization.jsonObject(
+                with: try await todo("--porcelain", "list", "--status", "ANY").output
+            )
+            return Dictionary(
+                ((listed as? [[String: Any]]) ?? []).map { ($0["summary"] as? String ?? "", $0) },
+                uniquingKeysWith: { a, _ in a }
+            )
+        }
+
+        // Done: todoman lists the task completed; nudge changed its own lines and no other.
+        let done = try await sandbox.nudge("done", String(rentID))
+        #expect(done.status == 0, "\(done)")
+        #expect(try await todoman()["Pay rent"]?["completed"] as? Bool == true)
+        let after = try String(contentsOfFile: rentFile, encoding: .utf8)
+        let owned: Set = ["STATUS", "COMPLETED", "PERCENT-COMPLETE", "DTSTAMP", "LAST-MODIFIED", "SEQUENCE"]
+        func othersLines(_ text: String) -> [String] {
+            text.components(separatedBy: end).filter { !owned.contains(String($0.prefix { $0 != ":" && $0 != ";" })) }
+        }
+        #expect(othersLines(after) == othersLines(before), "\(after)")
+        #expect(after.contains("PERCENT-COMPLETE:100") && after.contains("STATUS:COMPLETED"), "\(after)")
+        try before.write(toFile: sandbox.path + "/rent-before.ics", atomically: true, encoding: .utf8)
+        let compared = try await run(
+            Binaries.packageRoot + "/.build/test-tools/python/bin/python",
+            ["-c", Self.sameButOwned, sandbox.path + "/rent-before.ics", rentFile]
+        )
+        #expect(compared.status == 0 && compared.stdout == "same\n", "\(compared)")
+        // The change is the user's, not a change of the folder's read after it.
+        let rentEvents =
+            try json(try await sandbox.nudge("events", "--item", String(rentID), "--json")) as? [[String: Any]] ?? []
+        #expect(
+            rentEvents.last?["kind"] as? String == "cancelled" && rentEvents.last?["source"] == nil,
+            "\(rentEvents)"
+        )
+
+        // A snooze is nudge's alone: the file does not change.
+        let plantsBefore = try Data(contentsOf: URL(fileURLWithPath: plantsFile))
+        #expect(try await sandbox.nudge("snooze", String(plantsID), "1h").status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plantsFile)) == plantsBefore)
+
+        // An edit, undone, a new item and a removal.
+        let edited = try await sandbox.nudge(
+            "edit",
+            String(plantsID),
+            "--text",
+            "Water the ferns",
+            "--due",
+            "2027-01-22T17:30:00Z",
+            "--priority",
+            "low"
+        )
+        #expect(edited.status == 0, "\(edited)")
+        #expect(try await sandbox.nudge("undone", String(rentID)).status == 0)
+        let added =
+            try json(
+                try await sandbox.nudge(
+                    "add",
+                    "--list",
+                    "Errands",
+                    "Buy stamps",
+                    "--due",
+                    "2027-01-23T11:00:00Z",
+                    "--json"
+                )
+            ) as? [String: Any]
+        let stampsFile = try #require(added?["file"] as? String)
+        #expect(stampsFile == (added?["uid"] as? String ?? "?") + ".ics", "\(added ?? [:])")
+        var listed = try await todoman()
+        #expect(listed["Pay rent"]?["completed"] as? Bool == false)
+        #expect(listed["Water the plants"] == nil)
+        #expect(listed["Water the ferns"]?["due"] as? Int == 1_800_639_000)  // 2027-01-22T17:30:00Z
+        #expect((listed["Water the ferns"]?["priority"] as? Int ?? 0) >= 6)
+        #expect(listed["Buy stamps"]?["due"] as? Int == 1_800_702_000)  // 2027-01-23T11:00:00Z
+        let stampsID = try #require(added?["itemID"] as? Int)
+        #expect(try await sandbox.nudge("rm", String(stampsID)).status == 0)
+        listed = try await todoman()
+        #expect(listed["Buy stamps"] == nil && !FileManager.default.fileExists(atPath: folder + "/" + stampsFile))
+
+        // What nudge does not write is refused, saying what and where.
+        let repeating = try await sandbox.nudge("edit", String(plantsID), "--repeat", "daily")
+        #expect(repeating.status == 1 && repeating.stderr.contains("repeat") && repeating.stderr.contains(folder))
+
+        // A file nudge has not read since it started (its folder was away) is not written.
+        #expect(daemon.stop() == 0)
+        try FileManager.default.moveItem(atPath: folder, toPath: folder + ".away")
+        daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        _ = try await readList(sandbox, daemon)
+        let unread = try await sandbox.nudge("done", String(plantsID), "--json")
+        #expect(unread.status == 1 && unread.stdout.contains("changed_on_disk"), "\(unread)")
+    }
+
+    /// Python's icalendar on a task file before nudge wrote it (argv[1]) and after (argv[2]): "same" if the two read
+    /// the same, line for line as icalendar writes them again, but for the properties nudge owns.
+    static let sameButOwned = """
+        import sys, icalendar
+        owned = {"STATUS", "COMPLETED", "PERCENT-COMPLETE", "DTSTAMP", "LAST-MODIFIED", "SEQUENCE"}
+        def shape(text):
+            return [line for line in icalendar.Calendar.from_ical(text).content_lines()
+                    if line.split(":")[0].split(";")[0].upper() not in owned]
+        before, after = shape(open(sys.argv[1]).read()), shape(open(sys.argv[2]).read())
+        print("same" if before == after else f"before {before}\\nafter {after}")
+        """
 }

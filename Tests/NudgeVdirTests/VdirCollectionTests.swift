@@ -89,7 +89,7 @@ import Testing
         #expect(rent.fileName == (rent.task.uid ?? "?") + ".ics")
         #expect(byText["Call the plumber"]?.task.dueDate == nil)
         #expect(byText["Water the plants"]?.task.checked == true)
-        #expect(collection.entries.allSatisfy { $0.status.kind == .regular && $0.status.size > 0 })
+        #expect(collection.entries.allSatisfy { $0.stamp.size > 0 && $0.stamp.digest.count == 32 })
     }
 
     /// Each file nudge cannot take as one task is skipped with why, and the others are read all the same; files of

@@ -57,7 +57,7 @@ public enum CalendarInterchange {
         }
         lines += tasks
         lines.append("END:VCALENDAR")
-        return lines.map(ICalendarText.folded).joined()
+        return lines.map { ICalendarText.folded($0) }.joined()
     }
 
     private static func task(
@@ -122,22 +122,33 @@ public enum CalendarInterchange {
         if let length = item.repeatAfter { lines.append("X-NUDGE-REPEAT-AFTER:" + DurationText.iso8601(length)) }
         // Warnings come with the reminder: without it they never fire.
         if let due = item.dueDate, item.shouldRemind {
-            // Counted from DUE; a day's DUE is its start (RFC 5545 §3.8.6.3), and nudge reminds at 09:00 of it:
-            // nine hours after it, or eight or ten on a day the clocks change.
-            let fromDue = item.dueDay.map { due.timeIntervalSince($0.start(in: timeZone)) } ?? 0
-            let triggers = (item.warnings.map { $0.rounded() } + [0]).map { lead in
-                let offset = fromDue - lead
-                return (offset < 0 ? "-" : "") + DurationText.iso8601(abs(offset))
-            }
-            for trigger in triggers {
-                lines += [
-                    "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + text, "TRIGGER;RELATED=END:" + trigger,
-                    "END:VALARM",
-                ]
-            }
+            lines += alarmLines(text: text, due: due, dueDay: item.dueDay, warnings: item.warnings, timeZone: timeZone)
         }
         lines.append("END:VTODO")
         return (lines, zone)
+    }
+
+    /// The VALARMs of a task (its SUMMARY, `text`, escaped) that reminds at `due` and warns `warnings` before it.
+    static func alarmLines(
+        text: String,
+        due: Date,
+        dueDay: CalendarDay?,
+        warnings: [TimeInterval],
+        timeZone: TimeZone
+    ) -> [String] {
+        // Counted from DUE; a day's DUE is its start (RFC 5545 §3.8.6.3), and nudge reminds at 09:00 of it:
+        // nine hours after it, or eight or ten on a day the clocks change.
+        let fromDue = dueDay.map { due.timeIntervalSince($0.start(in: timeZone)) } ?? 0
+        let triggers = (warnings.map { $0.rounded() } + [0]).map { lead in
+            let offset = fromDue - lead
+            return (offset < 0 ? "-" : "") + DurationText.iso8601(abs(offset))
+        }
+        return triggers.flatMap { trigger in
+            [
+                "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + text, "TRIGGER;RELATED=END:" + trigger,
+                "END:VALARM",
+            ]
+        }
     }
 
     /// A recurrence's lines: DTSTART and DUE at the occurrence due now (`Recurrence.startingAt`: other programs
@@ -276,7 +287,7 @@ public enum CalendarInterchange {
     }
 
     /// RFC 5545: 1 is the highest, 5 medium, 9 the lowest.
-    private static func priorityNumber(_ priority: Priority) -> Int {
+    static func priorityNumber(_ priority: Priority) -> Int {
         switch priority {
         case .high: 1
         case .normal: 5
@@ -284,7 +295,7 @@ public enum CalendarInterchange {
         }
     }
 
-    private static func utc(_ date: Date) -> String {
+    static func utc(_ date: Date) -> String {
         wallTime(date, in: .gmt) + "Z"
     }
 

@@ -99,20 +99,20 @@ public enum ICalendarText {
     }
 
     /// One content line as the RFC wants it written: folded so no line is longer than 75 octets (never inside a
-    /// UTF-8 sequence), each ending in CRLF.
-    public static func folded(_ line: String) -> String {
+    /// UTF-8 sequence), each ending in CRLF (or `lineEnd`, the ending of a file it goes into).
+    public static func folded(_ line: String, lineEnd: String = "\r\n") -> String {
         var result = ""
         var width = 0
         for scalar in line.unicodeScalars {
             let size = String(scalar).utf8.count
             if width + size > 75 {
-                result += "\r\n "
+                result += lineEnd + " "
                 width = 1
             }
             result.unicodeScalars.append(scalar)
             width += size
         }
-        return result + "\r\n"
+        return result + lineEnd
     }
 
     /// Part of a file as an error message shows it: its first 40 characters, with what a reader of the file could

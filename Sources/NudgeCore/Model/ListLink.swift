@@ -42,9 +42,32 @@ public struct SkippedFile: Sendable, Equatable, CustomStringConvertible {
 public struct FolderTask: Sendable {
     public let fileName: String
     public let task: CalendarTask
+    /// The file as it was read, for a write back to check that no other program changed it since.
+    public let stamp: FileStamp?
 
-    public init(fileName: String, task: CalendarTask) {
+    public init(fileName: String, task: CalendarTask, stamp: FileStamp? = nil) {
         self.fileName = fileName
         self.task = task
+        self.stamp = stamp
+    }
+}
+
+/// A file of a linked folder as nudge last read it. nudge writes a change back (`TaskFileChange`) only to a file that
+/// is still so: one with another size, inode, change time or content was changed by another program meanwhile, whose
+/// change nudge must read, not overwrite.
+public struct FileStamp: Sendable, Hashable {
+    public let size: Int
+    public let inode: UInt64
+    /// Its last content change, in nanoseconds since the epoch.
+    public let modified: Int64
+    /// A digest of its bytes (SHA-256): a change that keeps the size and lands within the file system's time
+    /// granularity is still a change.
+    public let digest: [UInt8]
+
+    public init(size: Int, inode: UInt64, modified: Int64, digest: [UInt8]) {
+        self.size = size
+        self.inode = inode
+        self.modified = modified
+        self.digest = digest
     }
 }

@@ -40,6 +40,9 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case listNotEmpty = "list_not_empty"
         /// A folder to link that is not an absolute path (400).
         case invalidFolder = "invalid_folder"
+        /// A task file another program changed since nudge last read it: nudge reads it again and does not write
+        /// over it (409).
+        case changedOnDisk = "changed_on_disk"
     }
 
     public let code: Code
@@ -238,23 +241,55 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         )
     }
 
-    /// An item of a linked list changed by nudge: its file is its truth, and nudge does not write to the folder.
+    /// An item of a linked list changed by a batch, an import or an undo: its file is its truth, which nudge
+    /// writes for a request about the item alone (`ReminderBook.fileChange`).
     public static func keptInFolder(_ itemID: Int, fileName: String?, list: Checklist) -> ModelError {
         let folder = list.link?.folder ?? ""
         let file = fileName.map { folder + "/" + $0 } ?? folder
         return ModelError(
             code: .linkedList,
-            description: "item \(itemID) is kept in \(file), the folder of list \"\(list.name)\": change it there "
-                + "(with todoman, or the program that syncs it); nudge follows the folder and does not write to it yet"
+            description: "item \(itemID) is kept in \(file), the folder of list \"\(list.name)\": change it alone "
+                + "(nudge edit, done, rm), not in a batch or an import, or change it there with todoman"
         )
     }
 
-    /// An item added to, moved into or imported into a linked list.
+    /// An item imported, moved, or added in a batch into a linked list.
     public static func linkedListTakesNoItems(_ list: Checklist) -> ModelError {
         ModelError(
             code: .linkedList,
-            description: "list \"\(list.name)\" is kept in the folder \(list.link?.folder ?? ""): add the task there "
-                + "(todo new --list …), or choose another list; nudge does not write to linked folders yet"
+            description: "list \"\(list.name)\" is kept in the folder \(list.link?.folder ?? ""): add a task to it "
+                + "alone (nudge add --list \(list.name)), not in a batch, an import or a move, or with todoman"
+        )
+    }
+
+    /// A change to an item of a linked list that nudge does not write to its file: the file keeps it.
+    public static func notWrittenBack(_ itemID: Int, what: String, file: String) -> ModelError {
+        ModelError(
+            code: .linkedList,
+            description: "item \(itemID) is kept in \(file), and nudge does not write \(what) there (it writes the "
+                + "text, due date, priority and completion): change it with todoman or the program that syncs it"
+        )
+    }
+
+    /// A new item of a linked list with what nudge does not write to a new task file.
+    public static func notWrittenBack(adding what: String, list: Checklist) -> ModelError {
+        ModelError(
+            code: .linkedList,
+            description: "list \"\(list.name)\" is kept in the folder \(list.link?.folder ?? ""), and nudge does not "
+                + "write \(what) to a new task there: add it without, or with todoman"
+        )
+    }
+
+    /// A task file that is not as nudge last read it: another program changed it, or nudge has not read it since
+    /// it started (`unread`). Nothing was written; the folder is read again.
+    public static func changedOnDisk(_ path: String, unread: Bool = false) -> ModelError {
+        ModelError(
+            code: .changedOnDisk,
+            description: unread
+                ? "\(path) has not been read since nudged started (its folder was unavailable, or the file skipped): "
+                    + "nudge writes only over what it read; see nudge lists, and try again once it is read"
+                : "\(path) changed on disk since nudge read it (another program wrote it): nothing was written, and "
+                    + "nudge reads it again; look at the item, then try again"
         )
     }
 

@@ -142,7 +142,7 @@ struct APIFailure: Error {
                 switch error.code {
                 case .unknownItem, .unknownList: .notFound
                 case .duplicateListName, .duplicateListID, .lastList, .itemChecked, .instantOutOfReach,
-                    .notUndoable, .linkedList, .listNotEmpty:
+                    .notUndoable, .linkedList, .listNotEmpty, .changedOnDisk:
                     .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
                     .invalidSnooze, .invalidWarning, .calendarNotUnderstood, .invalidFolder:

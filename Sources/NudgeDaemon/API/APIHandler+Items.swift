@@ -25,9 +25,16 @@ extension APIHandler {
         guard case .json(let request) = input.body else {
             preconditionFailure("JSON is the only body the document allows")
         }
-        return .created(
-            .init(body: .json(try await service.write { book in try book.recordingChange { try $0.add(request) } }))
-        )
+        let item = try await writeItem { book in
+            let new = try book.newItem(request)
+            if book.library.list(id: new.listID)?.link != nil {
+                return (.inFile(try book.fileChange(adding: new)), ReminderBook.Outcome())
+            }
+            let (item, outcome) = try book.recordingChange { book in try book.add(request) }
+            return (.applied(item), outcome)
+        }
+        guard let item else { preconditionFailure("an item added is there") }
+        return .created(.init(body: .json(item)))
     }
 
     func getItem(_ input: Operations.GetItem.Input) async throws -> Operations.GetItem.Output {
@@ -42,8 +49,11 @@ extension APIHandler {
     }
 
     func deleteItem(_ input: Operations.DeleteItem.Input) async throws -> Operations.DeleteItem.Output {
-        try await service.write { book in
-            try book.recordingChange { book in ((), try book.removeItem(itemID: input.path.id)) }
+        let itemID = input.path.id
+        _ = try await writeItem { book in
+            if book.isKeptInFolder(itemID) { return (.inFile(try book.fileChange(removing: itemID)), .init()) }
+            let ((), outcome) = try book.recordingChange { book in ((), try book.removeItem(itemID: itemID)) }
+            return (.applied(nil), outcome)
         }
         return .noContent(.init())
     }
@@ -57,7 +67,38 @@ extension APIHandler {
     }
 
     private func edit(_ itemID: Int, _ patch: ItemPatch) async throws -> Components.Schemas.Item {
-        try await service.write { book in try book.recordingChange { try $0.edit(itemID, patch) } }
+        let item = try await writeItem { book in
+            if book.isKeptInFolder(itemID) {
+                return (.inFile(try book.fileChange(editing: itemID, try book.itemEdit(itemID, patch))), .init())
+            }
+            let (item, outcome) = try book.recordingChange { book in try book.edit(itemID, patch) }
+            return (.applied(item), outcome)
+        }
+        // A task file written and read back without its task is refused, not answered.
+        guard let item else { throw ModelError.unknownItem(itemID) }
+        return item
+    }
+
+    /// What a request about one item did: changed the book, leaving the item as it answers (none if removed), or,
+    /// for an item of a linked list, asks for its file to be changed first.
+    enum ItemWrite: Sendable {
+        case applied(Components.Schemas.Item?)
+        case inFile(TaskFileChange)
+    }
+
+    /// Runs `operation` in the loop's turn; for an item of a linked list, the change it asks for is made to the file
+    /// first (`ReminderService.write(_:folders:answer:)`).
+    private func writeItem(
+        _ operation: @escaping @Sendable (inout ReminderBook) throws -> (ItemWrite, ReminderBook.Outcome)
+    ) async throws -> Components.Schemas.Item? {
+        let change: TaskFileChange
+        switch try await service.write(operation) {
+        case .applied(let item): return item
+        case .inFile(let inFile): change = inFile
+        }
+        return try await service.write(change, folders: folders) { book, item in
+            try item.map { try book.wireItem($0.itemID) }
+        }
     }
 
     /// Snoozes an item's reminder until the instant the body names, from the loop's clock (the manual clock's, too).

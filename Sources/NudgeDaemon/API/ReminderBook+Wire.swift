@@ -21,19 +21,28 @@ extension ReminderBook {
     }
 
     mutating func add(_ request: Components.Schemas.NewItem) throws -> (Components.Schemas.Item, Outcome) {
-        let listID = try namedList(id: request.listID, name: request.list) ?? library.defaultList.listID
-        let (item, outcome) = try addItem(try request.item(listID: listID))
+        let (item, outcome) = try addItem(try newItem(request))
         return (try wireItem(item.itemID), outcome)
     }
 
     mutating func edit(_ itemID: Int, _ patch: ItemPatch) throws -> (Components.Schemas.Item, Outcome) {
+        let (_, outcome) = try editItem(itemID: itemID, try itemEdit(itemID, patch))
+        return (try wireItem(itemID), outcome)
+    }
+
+    /// What a request adds, in the list it names or the default list.
+    func newItem(_ request: Components.Schemas.NewItem) throws -> NewItem {
+        try request.item(listID: try namedList(id: request.listID, name: request.list) ?? library.defaultList.listID)
+    }
+
+    /// What a patch of item `itemID` changes.
+    func itemEdit(_ itemID: Int, _ patch: ItemPatch) throws -> ItemEdit {
         guard library.item(id: itemID) != nil else { throw ModelError.unknownItem(itemID) }
         var edit = patch.edit
         edit.listID = try namedList(id: edit.listID, name: patch.list)
         if let warnings = patch.warnings { edit.warnings = try Warnings.parse(warnings) }
         if let length = patch.repeatAfter { edit.repeatAfter = try RepeatAfter.parseISO8601(length) }
-        let (_, outcome) = try editItem(itemID: itemID, edit)
-        return (try wireItem(itemID), outcome)
+        return edit
     }
 
     mutating func snooze(

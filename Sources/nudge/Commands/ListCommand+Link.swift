@@ -13,9 +13,10 @@ extension ListCommand {
                 holding a task (VTODO) is one item, reminding at its due time (unless --remind-due no); files of \
                 events are left alone, and a file nudge cannot take is skipped and listed with why in 'nudge lists'. \
                 The folder's displayname, if it has one, names the list. nudged follows the folder as it changes, \
-                and reads it again when it starts. nudge writes nothing to the folder: change its tasks with \
-                todoman (nudge refuses to edit, check off or remove them; a snooze stays in nudge). A list that does \
-                not exist is made; one with items of its own, or the default list, is refused.
+                and reads it again when it starts. 'nudge done', 'undone', 'edit' (text, due date, priority), \
+                'add --list' and 'rm' write to the task's file, every other line of it kept, and never over a file \
+                another program changed since nudged read it (nudge says so; try again); a snooze stays in nudge. A \
+                list that does not exist is made; one with items of its own, or the default list, is refused.
 
                   nudge list link Work ~/.local/share/calendars/work
                   nudge list unlink Work      # the items leave nudge; the files stay

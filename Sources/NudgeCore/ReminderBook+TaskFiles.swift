@@ -1,0 +1,197 @@
+import Foundation
+
+/// A change of nudge's to an item of a linked list (`ListLink`), made in its folder first: the file is the item's
+/// truth. The book says what to write (`fileChange`), NudgeVdir writes it, if the file is still as nudge last read it
+/// (`FileStamp`), and reads it back, and the book takes the file as read (`applyWrittenFile`), as it takes any change
+/// of the folder's. A write that finds the file changed by another program changes nothing: the folder is read again
+/// and the change is refused, never made over the other program's.
+public struct TaskFileChange: Sendable {
+    public enum Kind: Sendable {
+        /// The task's properties nudge owns, changed in place.
+        case rewrite(TaskRewrite)
+        /// A new file holding these bytes (a task added to the list).
+        case create([UInt8])
+        /// The file removed (the item removed).
+        case remove
+    }
+
+    public let listID: Int
+    public let folder: String
+    public let fileName: String
+    /// The file as nudge last read it; nil for a new one, which must not exist yet.
+    public let stamp: FileStamp?
+    public let kind: Kind
+    /// When the change is made, by the book's clock: the task's DTSTAMP and LAST-MODIFIED.
+    public let now: Date
+
+    /// The file's path.
+    public var path: String { folder + "/" + fileName }
+
+    public init(listID: Int, folder: String, fileName: String, stamp: FileStamp?, kind: Kind, now: Date) {
+        self.listID = listID
+        self.folder = folder
+        self.fileName = fileName
+        self.stamp = stamp
+        self.kind = kind
+        self.now = now
+    }
+}
+
+extension ReminderBook {
+    /// Whether item `itemID` is a task of a linked list's folder, changed there (`fileChange`), not in the book.
+    public func isKeptInFolder(_ itemID: Int) -> Bool {
+        library.list(containing: itemID)?.link != nil
+    }
+
+    /// What to write to item `itemID`'s file for `edit`. nudge owns the task's SUMMARY, DUE and PRIORITY, and its
+    /// completion (STATUS, COMPLETED, PERCENT-COMPLETE); any other field of an item kept in a folder is the file's,
+    /// and its edit is refused, saying where to make it.
+    public func fileChange(editing itemID: Int, _ edit: ItemEdit) throws(ModelError) -> TaskFileChange {
+        let (item, list, link) = try linkedItem(itemID)
+        let refused = [
+            edit.shouldRemind.map { _ in "whether it reminds" }, edit.listID.map { _ in "its list" },
+            edit.repeatRule.map { _ in "its repeat" }, edit.repeatAfter.map { _ in "its repeat" },
+            edit.clearsRepeat ? "its repeat" : nil, edit.catchUp.map { _ in "its catch-up" },
+            edit.clearsCatchUp ? "its catch-up" : nil, edit.warnings.map { _ in "its alarms" },
+        ].compactMap { $0 }
+        if let what = refused.first {
+            throw ModelError.notWrittenBack(itemID, what: what, file: link.folder + "/" + (item.fileName ?? ""))
+        }
+        let changesDue = edit.dueDate != nil || edit.dueDay != nil || edit.clearsDueDate
+        if item.repeatRule != nil, changesDue || edit.checked != nil {
+            throw ModelError.notWrittenBack(
+                itemID,
+                what: changesDue ? "the due date of a recurring task" : "the completion of a recurring task",
+                file: link.folder + "/" + (item.fileName ?? "")
+            )
+        }
+        let now = clock.now()
+        // Refused here as the book would refuse it (an empty text, a due date given twice), before a file changes.
+        _ = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone, zones: zones)
+        var rewrite = TaskRewrite()
+        if let text = edit.text { rewrite.setting.append("SUMMARY:" + ICalendarText.escaped(text)) }
+        // Normal is no priority given, as todoman and Thunderbird show it.
+        if edit.priority == .normal {
+            rewrite.removing.insert("PRIORITY")
+        } else if let priority = edit.priority {
+            rewrite.setting.append("PRIORITY:\(CalendarInterchange.priorityNumber(priority))")
+        }
+        if let day = edit.dueDay {
+            rewrite.setting.append("DUE;VALUE=DATE:" + day.iso.filter(\.isNumber))
+        } else if let due = edit.dueDate {
+            rewrite.setting.append("DUE:" + CalendarInterchange.utc(due))
+        } else if edit.clearsDueDate {
+            rewrite.removing.insert("DUE")
+        }
+        switch edit.checked {
+        case true?: rewrite = rewrite.merged(with: .completing(at: edit.completedAt ?? now))
+        case false?: rewrite = rewrite.merged(with: .reopening)
+        case nil: break
+        }
+        return TaskFileChange(
+            listID: list.listID,
+            folder: link.folder,
+            fileName: item.fileName ?? "",
+            stamp: try stamp(of: item, in: link),
+            kind: .rewrite(rewrite),
+            now: now
+        )
+    }
+
+    /// What to do to item `itemID`'s file to remove the item: remove the file.
+    public func fileChange(removing itemID: Int) throws(ModelError) -> TaskFileChange {
+        let (item, list, link) = try linkedItem(itemID)
+        return TaskFileChange(
+            listID: list.listID,
+            folder: link.folder,
+            fileName: item.fileName ?? "",
+            stamp: try stamp(of: item, in: link),
+            kind: .remove,
+            now: clock.now()
+        )
+    }
+
+    /// The file that adds `new` to its linked list: a new task with a new UID, in `UID.ics`, as todoman and
+    /// vdirsyncer name their files. It reminds at its due date with alarms, whatever the link says of tasks without.
+    public func fileChange(adding new: NewItem) throws(ModelError) -> TaskFileChange {
+        guard let list = library.list(id: new.listID) else { throw .unknownList(new.listID) }
+        guard let link = list.link else { throw .notLinked(list.name) }
+        let refused = [
+            new.repeatRule.map { _ in "a repeat" }, new.repeatAfter.map { _ in "a repeat" },
+            new.catchUp.map { _ in "a catch-up rule" },
+        ].compactMap { $0 }
+        if let what = refused.first { throw ModelError.notWrittenBack(adding: what, list: list) }
+        let now = clock.now()
+        // Refused here as the book would refuse it, before a file is made.
+        _ = try library.makeAddItem(new, now: now, timeZone: timeZone, zones: zones)
+        let uid = UUID().uuidString.lowercased()
+        let text = ICalendarText.escaped(new.text)
+        let stamp = CalendarInterchange.utc(now)
+        var lines = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//nudge//nudge \(NudgeVersion.current)//EN", "BEGIN:VTODO",
+            "UID:" + uid, "DTSTAMP:" + stamp, "CREATED:" + stamp, "LAST-MODIFIED:" + stamp, "SEQUENCE:0",
+            "SUMMARY:" + text, "STATUS:NEEDS-ACTION",
+        ]
+        if new.priority != .normal { lines.append("PRIORITY:\(CalendarInterchange.priorityNumber(new.priority))") }
+        let due = new.dueDay.map { $0.instant(at: ChecklistItem.dayReminderTime, in: timeZone) } ?? new.dueDate
+        if let day = new.dueDay {
+            lines.append("DUE;VALUE=DATE:" + day.iso.filter(\.isNumber))
+        } else if let due {
+            lines.append("DUE:" + CalendarInterchange.utc(due))
+        }
+        if let due, new.shouldRemind {
+            lines += CalendarInterchange.alarmLines(
+                text: text,
+                due: due,
+                dueDay: new.dueDay,
+                warnings: new.warnings,
+                timeZone: timeZone
+            )
+        }
+        lines += ["END:VTODO", "END:VCALENDAR"]
+        return TaskFileChange(
+            listID: list.listID,
+            folder: link.folder,
+            fileName: uid + ".ics",
+            stamp: nil,
+            kind: .create(Array(lines.map { ICalendarText.folded($0) }.joined().utf8)),
+            now: now
+        )
+    }
+
+    /// Takes `change`'s file as nudge read it back after writing it (`task`; nil for a file removed) into the
+    /// book, as a change of the folder's is taken (`applyFolder`), but told as the user's change it is, not the
+    /// folder's. Returns the item, if one holds the file.
+    public mutating func applyWrittenFile(_ change: TaskFileChange, _ task: FolderTask?) throws(ModelError) -> (
+        ChecklistItem?, Outcome
+    ) {
+        guard let list = library.list(id: change.listID) else { throw .unknownList(change.listID) }
+        guard let link = list.link, link.folder == change.folder else { throw .notLinked(list.name) }
+        let itemID = list.items.first { $0.fileName == change.fileName }?.itemID
+        guard let task else {
+            guard let itemID else { return (nil, Outcome()) }
+            return (nil, try removeItemIgnoringLink(itemID: itemID))
+        }
+        var outcome = Outcome()
+        let taken = try take(task, into: itemID, of: change.listID, link: link, outcome: &outcome)
+        return (taken.flatMap { library.item(id: $0) }, outcome)
+    }
+
+    /// Item `itemID`, its list and the list's link; refused if the list is not linked.
+    private func linkedItem(_ itemID: Int) throws(ModelError) -> (ChecklistItem, Checklist, ListLink) {
+        guard let item = library.item(id: itemID), let list = library.list(containing: itemID) else {
+            throw .unknownItem(itemID)
+        }
+        guard let link = list.link else { throw .notLinked(list.name) }
+        return (item, list, link)
+    }
+
+    /// The stamp of `item`'s file as last read; refused if nudge has not read it since it started (the folder was
+    /// unavailable, or the file skipped): nudge writes only over what it read.
+    private func stamp(of item: ChecklistItem, in link: ListLink) throws(ModelError) -> FileStamp {
+        guard let stamp = fileStamps[item.itemID], item.fileName != nil else {
+            throw ModelError.changedOnDisk(link.folder + "/" + (item.fileName ?? ""), unread: true)
+        }
+        return stamp
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import NudgeCalendar
+import NudgeCore
+import NudgeSystem
+import SystemPackage
+import Synchronization
+
+extension VdirCollection {
+    /// nudge's writes to folders, one at a time: a write checks its file and replaces it as one step against every
+    /// other write of nudge's, so two requests about one task never both pass the check.
+    private static let writing = Mutex(())
+
+    /// Makes `change` in its folder, as other programs' readers expect a vdir file to change (a whole new file renamed
+    /// over it, `SystemCall.replaceFile`), and reads the file back: what the book takes (`applyWrittenFile`); nil for
+    /// a file removed. A file not as nudge last read it (`TaskFileChange.stamp`: another program wrote, moved or
+    /// removed it since) is not written: `ModelError.changedOnDisk`. A file that cannot be written is
+    /// `VdirError.unwritable`, and the folder is as it was.
+    public static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) throws -> FolderTask?
+    {
+        let name = change.fileName
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix("."), name.hasSuffix(".ics") else {
+            throw VdirError.unwritable(path: change.path, reason: "not the name of a task file of the folder")
+        }
+        return try writing.withLock { _ throws -> FolderTask? in
+            let path = change.path
+            switch change.kind {
+            case .create(let bytes):
+                guard (try? SystemCall.fileStatus(path, followingLinks: false)) == nil else {
+                    throw VdirError.unwritable(path: path, reason: "a file of that name is there already")
+                }
+                try replace(path, with: bytes, permissions: [.ownerReadWrite])
+            case .rewrite(let rewrite):
+                let (bytes, status) = try current(change)
+                try replace(
+                    path,
+                    with: try rewrite.applied(to: bytes, now: change.now),
+                    permissions: status.permissions
+                )
+            case .remove:
+                _ = try current(change)
+                do throws(Errno) {
+                    try SystemCall.unlink(path)
+                    try SystemCall.syncDirectory(change.folder)
+                } catch {
+                    throw VdirError.unwritable(path: path, reason: "cannot remove it: \(error.description)")
+                }
+                return nil
+            }
+            switch readFile(name, in: change.folder, timeZone: timeZone, zones: zones) {
+            case .task(let task, let stamp):
+                return FolderTask(fileName: name, task: task, stamp: stamp)
+            case .skipped(let reason):
+                throw VdirError.unwritable(path: path, reason: "written, but not read back as a task: \(reason)")
+            case .other:
+                throw VdirError.unwritable(path: path, reason: "written, but it holds no task")
+            }
+        }
+    }
+
+    /// The file `change` is for, and its status, if it is as nudge last read it.
+    private static func current(_ change: TaskFileChange) throws -> ([UInt8], FileStatus) {
+        let path = change.path
+        let read: (bytes: [UInt8]?, status: FileStatus)
+        do throws(Errno) {
+            let status = try SystemCall.fileStatus(path, followingLinks: false)
+            // A link is another file's name (contents(ofFile:) does not follow one): nudge writes the folder's own.
+            read = (try SystemCall.contents(ofFile: path, limit: maximumFileSize), status)
+        } catch {
+            // Gone, or moved: another program's change.
+            if error == .noSuchFileOrDirectory { throw ModelError.changedOnDisk(path) }
+            if error == .tooManySymbolicLinkLevels || error == .invalidArgument {
+                throw VdirError.unwritable(path: path, reason: "not a regular file: nudge writes only the folder's own")
+            }
+            throw VdirError.unwritable(path: path, reason: error.description)
+        }
+        guard let bytes = read.bytes, FileStamp(read.status, digest: bytes) == change.stamp else {
+            throw ModelError.changedOnDisk(path)
+        }
+        return (bytes, read.status)
+    }
+
+    private static func replace(_ path: String, with bytes: [UInt8], permissions: FilePermissions) throws(VdirError) {
+        do throws(Errno) {
+            try SystemCall.replaceFile(path, with: bytes, permissions: permissions)
+        } catch {
+            throw VdirError.unwritable(path: path, reason: error.description)
+        }
+    }
+}
