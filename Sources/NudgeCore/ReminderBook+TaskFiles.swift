@@ -43,51 +43,79 @@ extension ReminderBook {
         library.list(containing: itemID)?.link != nil
     }
 
-    /// What to write to item `itemID`'s file for `edit`. nudge owns the task's SUMMARY, DUE and PRIORITY, and its
-    /// completion (STATUS, COMPLETED, PERCENT-COMPLETE); any other field of an item kept in a folder is the file's,
-    /// and its edit is refused, saying where to make it.
-    public func fileChange(editing itemID: Int, _ edit: ItemEdit) throws(ModelError) -> TaskFileChange {
+    /// What to write to item `itemID`'s file for `edit`, or nil if the item holds it already (nothing is written).
+    /// nudge owns the task's SUMMARY, DUE (and DURATION, which DUE replaces), PRIORITY, its completion (STATUS,
+    /// COMPLETED, PERCENT-COMPLETE), and its alarms where a due date moved from a day to a time or back (their
+    /// triggers count from DUE, which means its day's start for a day); any other field of an item kept in a folder
+    /// is the file's, and its edit is refused, saying where to make it.
+    public func fileChange(editing itemID: Int, _ edit: ItemEdit) throws(ModelError) -> TaskFileChange? {
         let (item, list, link) = try linkedItem(itemID)
+        let file = link.folder + "/" + (item.fileName ?? "")
         let refused = [
             edit.shouldRemind.map { _ in "whether it reminds" }, edit.listID.map { _ in "its list" },
             edit.repeatRule.map { _ in "its repeat" }, edit.repeatAfter.map { _ in "its repeat" },
             edit.clearsRepeat ? "its repeat" : nil, edit.catchUp.map { _ in "its catch-up" },
             edit.clearsCatchUp ? "its catch-up" : nil, edit.warnings.map { _ in "its alarms" },
         ].compactMap { $0 }
-        if let what = refused.first {
-            throw ModelError.notWrittenBack(itemID, what: what, file: link.folder + "/" + (item.fileName ?? ""))
-        }
-        let changesDue = edit.dueDate != nil || edit.dueDay != nil || edit.clearsDueDate
-        if item.repeatRule != nil, changesDue || edit.checked != nil {
-            throw ModelError.notWrittenBack(
-                itemID,
-                what: changesDue ? "the due date of a recurring task" : "the completion of a recurring task",
-                file: link.folder + "/" + (item.fileName ?? "")
-            )
-        }
+        if let what = refused.first { throw ModelError.notWrittenBack(itemID, what: what, file: file) }
         let now = clock.now()
         // Refused here as the book would refuse it (an empty text, a due date given twice), before a file changes.
-        _ = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone, zones: zones)
+        let change = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone, zones: zones)
+        guard case .putItem(let edited, _) = change else { return nil }
+        func sameSecond(_ a: Date?, _ b: Date?) -> Bool {
+            a.map { $0.timeIntervalSince1970.rounded(.down) } == b.map { $0.timeIntervalSince1970.rounded(.down) }
+        }
+        // The due date the edit gives, not one a completion moves on (a repeat's next).
+        let changesDue =
+            (edit.dueDate != nil || edit.dueDay != nil || edit.clearsDueDate)
+            && (edited.dueDay != item.dueDay || (edited.dueDay == nil && !sameSecond(edited.dueDate, item.dueDate)))
+        let checks = edit.checked.flatMap { $0 == item.checked ? nil : $0 }
+        // A series' next occurrence, or a round after completion, is the task's next file in todoman's way, which
+        // nudge does not write yet.
+        if item.repeatRule != nil || item.repeatAfter != nil, changesDue || checks != nil {
+            throw ModelError.notWrittenBack(
+                itemID,
+                what: (changesDue ? "the due date" : "the completion") + " of a repeating task",
+                file: file
+            )
+        }
         var rewrite = TaskRewrite()
-        if let text = edit.text { rewrite.setting.append("SUMMARY:" + ICalendarText.escaped(text)) }
+        if edited.text != item.text { rewrite.setting.append("SUMMARY:" + ICalendarText.escaped(edited.text)) }
         // Normal is no priority given, as todoman and Thunderbird show it.
-        if edit.priority == .normal {
-            rewrite.removing.insert("PRIORITY")
-        } else if let priority = edit.priority {
-            rewrite.setting.append("PRIORITY:\(CalendarInterchange.priorityNumber(priority))")
+        if edited.priority != item.priority {
+            if edited.priority == .normal {
+                rewrite.removing.insert("PRIORITY")
+            } else {
+                rewrite.setting.append("PRIORITY:\(CalendarInterchange.priorityNumber(edited.priority))")
+            }
         }
-        if let day = edit.dueDay {
-            rewrite.setting.append("DUE;VALUE=DATE:" + day.iso.filter(\.isNumber))
-        } else if let due = edit.dueDate {
-            rewrite.setting.append("DUE:" + CalendarInterchange.utc(due))
-        } else if edit.clearsDueDate {
-            rewrite.removing.insert("DUE")
+        if changesDue {
+            rewrite.removing.insert("DURATION")
+            if let day = edited.dueDay {
+                rewrite.setting.append("DUE;VALUE=DATE:" + day.iso.filter(\.isNumber))
+            } else if let due = edited.dueDate {
+                rewrite.setting.append("DUE:" + CalendarInterchange.utc(due))
+            } else {
+                rewrite.removing.insert("DUE")
+            }
+            if (edited.dueDay == nil) != (item.dueDay == nil), let due = edited.dueDate, item.dueDate != nil {
+                rewrite.replacingAlarms =
+                    edited.shouldRemind
+                    ? CalendarInterchange.alarmLines(
+                        text: ICalendarText.escaped(edited.text),
+                        due: due,
+                        dueDay: edited.dueDay,
+                        warnings: edited.warnings,
+                        timeZone: timeZone
+                    ) : []
+            }
         }
-        switch edit.checked {
+        switch checks {
         case true?: rewrite = rewrite.merged(with: .completing(at: edit.completedAt ?? now))
         case false?: rewrite = rewrite.merged(with: .reopening)
         case nil: break
         }
+        guard !rewrite.isEmpty else { return nil }
         return TaskFileChange(
             listID: list.listID,
             folder: link.folder,
@@ -120,7 +148,11 @@ extension ReminderBook {
             new.repeatRule.map { _ in "a repeat" }, new.repeatAfter.map { _ in "a repeat" },
             new.catchUp.map { _ in "a catch-up rule" },
         ].compactMap { $0 }
-        if let what = refused.first { throw ModelError.notWrittenBack(adding: what, list: list) }
+        // A due time without an alarm reminds where the link says so: a file cannot say otherwise.
+        let silentDue = new.dueDate != nil && new.dueDay == nil && !new.shouldRemind && link.remindsAtDue
+        let unwritable =
+            refused + (silentDue ? ["a due time that does not remind (the link reminds at due times)"] : [])
+        if let what = unwritable.first { throw ModelError.notWrittenBack(adding: what, list: list) }
         let now = clock.now()
         // Refused here as the book would refuse it, before a file is made.
         _ = try library.makeAddItem(new, now: now, timeZone: timeZone, zones: zones)

@@ -93,12 +93,6 @@ final class FolderWatcher: Service, Sendable {
         wake.yield()
     }
 
-    /// Asks for list `listID`'s folder to be read again: a write of nudge's found a file changed there.
-    func readAgain(listID: Int, folder: String) {
-        pending.state.withLock { $0.readAgain[listID] = folder }
-        wake.yield()
-    }
-
     /// Runs `body`, a write of nudge's to list `listID`'s folder and the book's taking of it, with the folder's reading
     /// held off until it ends: the book takes nudge's change as the user's, and the reading that the write's own
     /// inotify event brings finds nothing left to change.
@@ -188,18 +182,22 @@ final class FolderWatcher: Service, Sendable {
         }
         let writesBefore = pending.state.withLock { $0.writesBegun[listID] }
         let contents = await LinkedFolders.read(folder, timeZone: timeZone, zones: zones)
-        // A write of nudge's under way (`holding`), or one since the reading began, which may have seen the file
-        // before it or after: read again once the book has taken the write (its end wakes the next round), or the
-        // book would take the folder as it was before the user's change, or take that change as the folder's.
-        let overlapped = pending.state.withLock { pending in
-            guard pending.held[listID] != nil || pending.writesBegun[listID] != writesBefore else { return false }
-            pending.readAgain[listID] = folder
-            return true
-        }
-        if overlapped { return true }
         let reading = LinkedFolders.Reading(listID: listID, folder: folder, contents: contents)
         do {
-            let newlySkipped = try await service.write { book in
+            let newlySkipped = try await service.write { [pending] book in
+                // Asked in the loop's turn, where a write's taking is ordered: a write of nudge's under way
+                // (`holding`), or one since the reading began, which may have seen the file before it or after. The
+                // folder is read again once the book has taken the write (its end wakes the next round); else the
+                // book would take the folder as it was before the user's change, or take that change as the
+                // folder's.
+                let overlapped = pending.state.withLock { pending in
+                    guard pending.held[listID] != nil || pending.writesBegun[listID] != writesBefore else {
+                        return false
+                    }
+                    pending.readAgain[listID] = folder
+                    return true
+                }
+                if overlapped { return ([SkippedFile](), ReminderBook.Outcome()) }
                 let before = book.folderStates[listID]
                 let outcome = book.apply([reading])
                 return (Self.newlySkipped(before: before, after: book.folderStates[listID]), outcome)

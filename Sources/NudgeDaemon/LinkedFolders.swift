@@ -31,19 +31,10 @@ enum LinkedFolders {
     }
 
     /// Makes `change` in its folder and reads the file back (`VdirCollection.write`), on the pool of threads for
-    /// blocking work. A file that cannot be written is refused as the folder's fault (422 `folder_unavailable`); the
-    /// folder is as it was.
+    /// blocking work.
     static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) async throws -> FolderTask? {
-        do {
-            return try await NIOThreadPool.singleton.runIfActive {
-                try VdirCollection.write(change, timeZone: timeZone, zones: zones)
-            }
-        } catch let error as VdirError {
-            throw APIFailure(
-                status: .unprocessableContent,
-                code: .folderUnavailable,
-                message: "\(error.description); nothing was changed"
-            )
+        try await NIOThreadPool.singleton.runIfActive {
+            try VdirCollection.write(change, timeZone: timeZone, zones: zones)
         }
     }
 
@@ -78,8 +69,10 @@ extension ReminderService {
     /// Makes `change` to a task file of a linked list's folder, then has the book take the file as written
     /// (`applyWrittenFile`), as it would take any change of the folder's; answers with `answer` of the item that
     /// holds the file now (none for a file removed). The file is the truth: the book changes only as the file did.
-    /// A file another program changed meanwhile is not written, and `folders` reads its folder again (409
-    /// `changed_on_disk`). The events are the user's (`source`), not the folder's.
+    /// The events are the user's (`source`), not the folder's, and the change is one `nudge undo` sees (and refuses:
+    /// the file is the truth). A file another program changed meanwhile is not written (409 `changed_on_disk`), and
+    /// one that cannot be written is the folder's fault (422 `folder_unavailable`): either way the folder is read
+    /// again before the answer, so the item then shows what the folder holds.
     func write<Value: Sendable>(
         _ change: TaskFileChange,
         folders: FolderWatcher?,
@@ -92,17 +85,31 @@ extension ReminderService {
             do {
                 written = try await LinkedFolders.write(change, timeZone: timeZone, zones: zones)
             } catch let error as ModelError where error.code == .changedOnDisk {
-                folders?.readAgain(listID: change.listID, folder: change.folder)
+                await self.readAgain(change, timeZone: timeZone, zones: zones)
                 throw error
+            } catch let error as VdirError {
+                await self.readAgain(change, timeZone: timeZone, zones: zones)
+                throw APIFailure(status: .unprocessableContent, code: .folderUnavailable, message: error.description)
             }
             return try await self.write { book in
-                var (item, outcome) = try book.applyWrittenFile(change, written)
+                var ((item, outcome), step) = try book.recordingUndo { book in
+                    try book.applyWrittenFile(change, written)
+                }
                 for index in outcome.events.indices { outcome.events[index].source = source }
+                outcome.append(contentsOf: book.reportChange(step))
                 return (try answer(book, item), outcome)
             }
         }
         guard let folders else { return try await writeAndTake() }
         return try await folders.holding(change.listID, writeAndTake)
+    }
+
+    /// Reads `change`'s folder again and brings its list to it, after a write that found the file changed or could
+    /// not be made: what the user sees next is the folder as it is.
+    private func readAgain(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) async {
+        let contents = await LinkedFolders.read(change.folder, timeZone: timeZone, zones: zones)
+        let reading = LinkedFolders.Reading(listID: change.listID, folder: change.folder, contents: contents)
+        _ = try? await write { book in ((), book.apply([reading])) }
     }
 }
 

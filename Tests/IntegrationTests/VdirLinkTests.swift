@@ -287,10 +287,12 @@ import Testing
         // The change is the user's, not a change of the folder's read after it.
         let rentEvents =
             try json(try await sandbox.nudge("events", "--item", String(rentID), "--json")) as? [[String: Any]] ?? []
-        #expect(
-            rentEvents.last?["kind"] as? String == "cancelled" && rentEvents.last?["source"] == nil,
-            "\(rentEvents)"
-        )
+        let cancelled = rentEvents.filter { $0["kind"] as? String == "cancelled" }
+        #expect(cancelled.count == 1 && cancelled.first?["source"] == nil, "\(rentEvents)")
+        // And a change of the user's, which `nudge undo` sees and refuses: the file is the truth.
+        #expect(rentEvents.last?["kind"] as? String == "changed", "\(rentEvents)")
+        let undo = try await sandbox.nudge("undo")
+        #expect(undo.status == 1 && undo.stderr.contains(folder), "\(undo)")
 
         // A snooze is nudge's alone: the file does not change.
         let plantsBefore = try Data(contentsOf: URL(fileURLWithPath: plantsFile))

@@ -99,4 +99,27 @@ import Testing
             try rewritten(.reopening, "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:e\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
         }
     }
+
+    /// Alarms replaced go, all of them and only them, and the new ones come before the task's END; a due day beside a
+    /// start at a time is refused; a SEQUENCE at its end stays there; a VTODO inside another component is not the task.
+    @Test func alarmsAreReplacedWholeAndWhatRFC5545ForbidsIsRefused() throws {
+        let text = try rewritten(TaskRewrite(replacingAlarms: ["BEGIN:VALARM", "TRIGGER:PT0S", "END:VALARM"]))
+        #expect(!text.contains("alarm's own") && !text.contains("-PT15M"))
+        #expect(text.contains("\r\nBEGIN:VALARM\r\nTRIGGER:PT0S\r\nEND:VALARM\r\nEND:VTODO\r\n"))
+        #expect(text.contains("SUMMARY:not the task's"))
+        let started = Self.file.replacingOccurrences(of: "SEQUENCE:4", with: "DTSTART:20270101T090000Z")
+        #expect(throws: ModelError.self) {
+            try rewritten(TaskRewrite(setting: ["DUE;VALUE=DATE:20270121"]), started)
+        }
+        let last = Self.file.replacingOccurrences(of: "SEQUENCE:4", with: "SEQUENCE:\(Int.max)")
+        #expect(try rewritten(.reopening, last).contains("SEQUENCE:\(Int.max)\r\n"))
+        let nested = [
+            "BEGIN:VCALENDAR", "BEGIN:X-WRAPPER", "BEGIN:VTODO", "UID:inner", "SUMMARY:inner", "END:VTODO",
+            "END:X-WRAPPER", "BEGIN:VTODO", "UID:outer", "SUMMARY:outer", "END:VTODO", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let edited = try rewritten(TaskRewrite(setting: ["SUMMARY:changed"]), nested)
+        #expect(
+            edited.contains("SUMMARY:inner") && edited.contains("SUMMARY:changed") && !edited.contains("SUMMARY:outer")
+        )
+    }
 }

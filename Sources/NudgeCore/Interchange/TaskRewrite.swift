@@ -11,11 +11,17 @@ public struct TaskRewrite: Sendable, Equatable {
     public var setting: [String] = []
     /// Names of properties (upper case) whose lines the task loses.
     public var removing: Set<String> = []
+    /// Content lines of alarms (`BEGIN:VALARM` … `END:VALARM`) in place of all the task's alarms; nil keeps them.
+    public var replacingAlarms: [String]?
 
-    public init(setting: [String] = [], removing: Set<String> = []) {
+    public init(setting: [String] = [], removing: Set<String> = [], replacingAlarms: [String]? = nil) {
         self.setting = setting
         self.removing = removing
+        self.replacingAlarms = replacingAlarms
     }
+
+    /// Nothing to change.
+    public var isEmpty: Bool { setting.isEmpty && removing.isEmpty && replacingAlarms == nil }
 
     /// Checked off at `instant`, as todoman and Thunderbird mark a task done.
     public static func completing(at instant: Date) -> TaskRewrite {
@@ -37,12 +43,14 @@ public struct TaskRewrite: Sendable, Equatable {
         let names = Set(other.setting.map(Self.name(of:)))
         return TaskRewrite(
             setting: setting.filter { !names.contains(Self.name(of: $0)) } + other.setting,
-            removing: removing.subtracting(names).union(other.removing)
+            removing: removing.subtracting(names).union(other.removing),
+            replacingAlarms: other.replacingAlarms ?? replacingAlarms
         )
     }
 
     /// `file` (the bytes of a task file, one VTODO) with this rewrite made at `now` to its task: the first VTODO
-    /// that is not a recurrence's override (no RECURRENCE-ID). Throws if the file holds no task.
+    /// of the calendar that is not a recurrence's override (no RECURRENCE-ID). Throws if the file holds no task, or
+    /// if the task would be due on a day and start at a time, or the other way round (RFC 5545 §3.8.2.3).
     public func applied(to file: [UInt8], now: Date) throws(ModelError) -> [UInt8] {
         let lines = LogicalLine.split(file)
         guard let task = Self.task(in: lines) else {
@@ -51,12 +59,25 @@ public struct TaskRewrite: Sendable, Equatable {
                 description: "the file holds no task (BEGIN:VTODO) to change"
             )
         }
-        let sequence =
-            lines[task].first { $0.depth == 1 && $0.name == "SEQUENCE" }
-            .flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let own = lines[task].filter { $0.depth == 1 }
+        if let due = setting.first(where: { Self.name(of: $0) == "DUE" }),
+            let start = own.first(where: { $0.name == "DTSTART" }), Self.isDate(due) != Self.isDate(start.text)
+        {
+            throw ModelError(
+                code: .linkedList,
+                description: "the task starts (DTSTART) " + (Self.isDate(start.text) ? "on a day" : "at a time")
+                    + ", so it is due " + (Self.isDate(start.text) ? "on a day" : "at a time")
+                    + " too (RFC 5545): give its due date so, or change its start with todoman"
+            )
+        }
+        let sequence = own.first { $0.name == "SEQUENCE" }.flatMap {
+            Int($0.value.trimmingCharacters(in: .whitespaces))
+        }
+        // A count at its end stays there rather than overflow.
+        let next = sequence.map { $0 == Int.max ? $0 : max($0, 0) + 1 } ?? 1
         let stamp = CalendarInterchange.utc(now)
         let stamped = merged(
-            with: TaskRewrite(setting: ["DTSTAMP:" + stamp, "LAST-MODIFIED:" + stamp, "SEQUENCE:\(sequence + 1)"])
+            with: TaskRewrite(setting: ["DTSTAMP:" + stamp, "LAST-MODIFIED:" + stamp, "SEQUENCE:\(next)"])
         )
         let lineEnd = lines.first.map(\.lineEnd).flatMap { $0.isEmpty ? nil : $0 } ?? "\r\n"
         var pending = stamped.setting.map { (name: Self.name(of: $0), line: $0) }
@@ -69,7 +90,7 @@ public struct TaskRewrite: Sendable, Equatable {
             let line = lines[index]
             if task.contains(index) {
                 // The task's own lines (depth 1), not its alarms'.
-                if line.depth == 1, owned.contains(line.name) {
+                if line.depth == 1, !line.isInner, owned.contains(line.name) {
                     // In place of the first line of its name; any further line of it goes.
                     if let at = pending.firstIndex(where: { $0.name == line.name }) { put(pending.remove(at: at).line) }
                     continue
@@ -80,10 +101,18 @@ public struct TaskRewrite: Sendable, Equatable {
                     for new in pending { put(new.line) }
                     pending = []
                 }
+                if line.inAlarm, stamped.replacingAlarms != nil { continue }
+                if index == task.upperBound - 1 { for alarm in stamped.replacingAlarms ?? [] { put(alarm) } }
             }
             output += file[line.bytes]
         }
         return output
+    }
+
+    /// Whether a DUE or DTSTART content line gives a date alone (`VALUE=DATE`).
+    private static func isDate(_ line: String) -> Bool {
+        let head = line.prefix { $0 != ":" }.uppercased()
+        return head.contains(";VALUE=DATE;") || head.hasSuffix(";VALUE=DATE")
     }
 
     /// The name of a content line's property, upper-cased.
@@ -95,7 +124,7 @@ public struct TaskRewrite: Sendable, Equatable {
     private static func task(in lines: [LogicalLine]) -> Range<Int>? {
         var index = 0
         while index < lines.count {
-            guard lines[index].name == "BEGIN", lines[index].value.uppercased() == "VTODO" else {
+            guard lines[index].beginsTask else {
                 index += 1
                 continue
             }
@@ -121,8 +150,16 @@ private struct LogicalLine {
     var bytes: Range<Int>
     var name: String
     var value: String
+    /// The whole line, unfolded.
+    var text: String
     var lineEnd: String
     var depth: Int
+    /// A task's BEGIN:VTODO: one in the calendar, not inside another component.
+    var beginsTask = false
+    /// A line of a component inside the task (its BEGIN and END too), not the task's own.
+    var isInner = false
+    /// A line of one of the task's alarms.
+    var inAlarm = false
 
     static func split(_ file: [UInt8]) -> [LogicalLine] {
         // Physical lines, each with its end.
@@ -135,6 +172,10 @@ private struct LogicalLine {
         if start < file.count { physical.append(start..<file.count) }
         var lines: [LogicalLine] = []
         var taskDepth: Int?
+        // The components open outside any task: a VTODO inside another component (an X- one) is not the task.
+        var outer: [String] = []
+        // The task's inner component open now, by name (a VALARM).
+        var inner: String?
         var index = 0
         while index < physical.count {
             var range = physical[index]
@@ -153,24 +194,43 @@ private struct LogicalLine {
             let value = text.firstIndex(of: ":").map { String(text[text.index(after: $0)...]) } ?? ""
             let ends = file[range].suffix(2)
             let ending = ends.last != UInt8(ascii: "\n") ? "" : ends.first == UInt8(ascii: "\r") ? "\r\n" : "\n"
-            var depth = 0
+            var line = LogicalLine(
+                bytes: range,
+                name: name,
+                value: value,
+                text: String(text),
+                lineEnd: ending,
+                depth: 0
+            )
             switch name {
             case "BEGIN":
                 if let current = taskDepth {
-                    depth = current + 1
+                    line.depth = current + 1
                     taskDepth = current + 1
-                } else if value.uppercased() == "VTODO" {
+                    if current == 0 { inner = value.uppercased() }
+                } else if value.uppercased() == "VTODO", outer.allSatisfy({ $0 == "VCALENDAR" }) {
                     taskDepth = 0
+                    line.beginsTask = true
+                } else {
+                    outer.append(value.uppercased())
                 }
             case "END":
                 if let current = taskDepth {
-                    depth = current
+                    line.depth = current
                     taskDepth = current == 0 ? nil : current - 1
+                } else {
+                    _ = outer.popLast()
                 }
             default:
-                depth = taskDepth.map { $0 + 1 } ?? 0
+                line.depth = taskDepth.map { $0 + 1 } ?? 0
             }
-            lines.append(LogicalLine(bytes: range, name: name, value: value, lineEnd: ending, depth: depth))
+            if inner != nil {
+                line.isInner = true
+                line.inAlarm = inner == "VALARM"
+                // Its END, at the task's own depth, closes it.
+                if name == "END", line.depth == 1 { inner = nil }
+            }
+            lines.append(line)
         }
         return lines
     }

@@ -249,7 +249,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         return ModelError(
             code: .linkedList,
             description: "item \(itemID) is kept in \(file), the folder of list \"\(list.name)\": change it alone "
-                + "(nudge edit, done, rm), not in a batch or an import, or change it there with todoman"
+                + "(nudge edit, done, undone, rm), not in a batch, an import or an undo, or change it there with "
+                + "todoman"
         )
     }
 
@@ -288,8 +289,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             description: unread
                 ? "\(path) has not been read since nudged started (its folder was unavailable, or the file skipped): "
                     + "nudge writes only over what it read; see nudge lists, and try again once it is read"
-                : "\(path) changed on disk since nudge read it (another program wrote it): nothing was written, and "
-                    + "nudge reads it again; look at the item, then try again"
+                : "\(path) changed on disk since nudge read it (another program wrote, moved or removed it): nothing "
+                    + "was written, and nudge read it again; look at the item, then try again"
         )
     }
 

@@ -236,6 +236,15 @@ extension ChecklistLibrary {
                 return .linkedListTakesNoItems(list)
             }
         }
+        // A linked list's item is its file's: an undo may take back what nudge keeps alone (a snooze), not what the
+        // file says (its text, due date, priority, completion), nor make or remove an item.
+        for touch in step.touches {
+            guard let list = list(containing: touch.itemID), list.link != nil else { continue }
+            let now = item(id: touch.itemID)
+            guard let before = touch.before?.item, let now, Self.sameInFile(before, now) else {
+                return .keptInFolder(touch.itemID, fileName: now?.fileName, list: list)
+            }
+        }
         let uids = Set(befores.compactMap(\.item.calendarUID))
         guard !uids.isEmpty else { return nil }
         let touched = Set(step.itemIDs)
@@ -245,6 +254,12 @@ extension ChecklistLibrary {
             }
         }
         return nil
+    }
+
+    /// Whether two states of a linked list's item say the same in its file.
+    private static func sameInFile(_ a: ChecklistItem, _ b: ChecklistItem) -> Bool {
+        a.text == b.text && a.dueDate == b.dueDate && a.dueDay == b.dueDay && a.priority == b.priority
+            && a.checked == b.checked && a.repeatRule == b.repeatRule && a.fileName == b.fileName
     }
 
     /// An item and its list, as an undo step keeps it.

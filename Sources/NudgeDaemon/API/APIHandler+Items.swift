@@ -69,7 +69,10 @@ extension APIHandler {
     private func edit(_ itemID: Int, _ patch: ItemPatch) async throws -> Components.Schemas.Item {
         let item = try await writeItem { book in
             if book.isKeptInFolder(itemID) {
-                return (.inFile(try book.fileChange(editing: itemID, try book.itemEdit(itemID, patch))), .init())
+                guard let change = try book.fileChange(editing: itemID, try book.itemEdit(itemID, patch)) else {
+                    return (.applied(try book.wireItem(itemID)), .init())
+                }
+                return (.inFile(change), .init())
             }
             let (item, outcome) = try book.recordingChange { book in try book.edit(itemID, patch) }
             return (.applied(item), outcome)

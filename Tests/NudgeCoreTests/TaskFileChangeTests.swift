@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@testable import NudgeCalendar
+@testable import NudgeCore
+
+private let zones = ZoneRulesStore()
+private let t0 = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+private let berlin = TimeZone(identifier: "Europe/Berlin")!
+private let stamp = FileStamp(size: 1, inode: 1, modified: 1, digest: [1])
+
+/// What the book asks to write to a linked item's file: only what the edit changes, and nothing it cannot say there.
+@Suite struct TaskFileChangeTests {
+    /// A book with a list linked to /tasks/work holding the task of `lines` (VTODO lines) in `a.ics`, read with a
+    /// stamp, and the item's ID.
+    private func book(_ lines: [String]) throws -> (ReminderBook, Int) {
+        let text = (["BEGIN:VCALENDAR", "BEGIN:VTODO", "UID:a"] + lines + ["END:VTODO", "END:VCALENDAR", ""])
+            .joined(separator: "\r\n")
+        let task = try #require(try CalendarInterchange.tasks(in: text, timeZone: berlin, zones: zones).tasks.first)
+        var book = ReminderBook(library: ChecklistLibrary(), clock: ManualWallClock(t0), timeZone: berlin, zones: zones)
+        let (list, _) = try book.addList(name: "Work")
+        _ = try book.linkList(
+            listID: list.listID,
+            ListLink(folder: "/tasks/work"),
+            contents: FolderContents(tasks: [FolderTask(fileName: "a.ics", task: task, stamp: stamp)])
+        )
+        return (book, try #require(book.library.list(id: list.listID)?.items.first?.itemID))
+    }
+
+    private func rewrite(_ change: TaskFileChange?) -> TaskRewrite? {
+        guard case .rewrite(let rewrite)? = change?.kind else { return nil }
+        return rewrite
+    }
+
+    @Test func anEditWritesOnlyWhatItChangesAndNothingWhenTheItemHoldsItAlready() throws {
+        let (book, itemID) = try book(["SUMMARY:Pay rent", "DUE:20270120T080000Z", "PRIORITY:1"])
+        #expect(
+            try book.fileChange(editing: itemID, ItemEdit(text: "Pay rent", checked: false, priority: .high)) == nil
+        )
+        let change = try book.fileChange(editing: itemID, ItemEdit(text: "Pay the rent", checked: true))
+        #expect(change?.stamp == stamp && change?.fileName == "a.ics" && change?.path == "/tasks/work/a.ics")
+        let written = try #require(rewrite(change))
+        #expect(written.setting.contains("SUMMARY:Pay the rent") && written.setting.contains("STATUS:COMPLETED"))
+        #expect(!written.setting.contains { $0.hasPrefix("DUE") || $0.hasPrefix("PRIORITY") })
+        // A due date replaces a DURATION (RFC 5545 allows one of them); normal priority is none given.
+        let moved = try #require(
+            rewrite(try book.fileChange(editing: itemID, ItemEdit(dueDate: t0 + 86_400, priority: .normal)))
+        )
+        #expect(moved.setting == ["DUE:20270116T080000Z"] && moved.removing == ["DURATION", "PRIORITY"])
+        #expect(moved.replacingAlarms == nil)
+    }
+
+    /// A due time made a day (or back) gets alarms counted from the day's start, nudge's own: those the file had
+    /// counted from a due time.
+    @Test func aDueTimeMadeADayReplacesTheAlarmsWithNudgesOwn() throws {
+        let (book, itemID) = try book([
+            "SUMMARY:Pay rent", "DUE:20270120T080000Z", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT1H", "END:VALARM",
+        ])
+        let day = try #require(CalendarDay(iso: "2027-01-21"))
+        let written = try #require(rewrite(try book.fileChange(editing: itemID, ItemEdit(dueDay: day))))
+        #expect(written.setting == ["DUE;VALUE=DATE:20270121"])
+        // 09:00 of the day, its start's nine hours after.
+        #expect(written.replacingAlarms?.contains("TRIGGER;RELATED=END:PT9H") == true, "\(written)")
+    }
+
+    @Test func whatTheFileCannotSayIsRefusedSayingWhatAndWhere() throws {
+        let (book, itemID) = try book(["SUMMARY:Water", "DUE:20270120T080000Z", "RRULE:FREQ=WEEKLY"])
+        for edit in [ItemEdit(checked: true), ItemEdit(dueDate: t0 + 14 * 86_400), ItemEdit(warnings: [600])] {
+            #expect {
+                try book.fileChange(editing: itemID, edit)
+            } throws: { error in
+                (error as? ModelError)?.code == .linkedList
+                    && (error as? ModelError)?.description.contains("/tasks/work/a.ics") == true
+            }
+        }
+        #expect(
+            try rewrite(book.fileChange(editing: itemID, ItemEdit(text: "Water the ferns")))?.setting.first
+                == "SUMMARY:Water the ferns"
+        )
+        let (rounds, roundID) = try self.book(["SUMMARY:Haircut", "DUE:20270120T080000Z", "X-NUDGE-REPEAT-AFTER:P6W"])
+        let round = rounds.library.item(id: roundID)
+        #expect(round?.repeatAfter != nil, "\(String(describing: round))")
+        #expect(throws: ModelError.self) { try rounds.fileChange(editing: roundID, ItemEdit(checked: true)) }
+        // A new item's due time that does not remind: the link reminds at every due time, and a file cannot say not.
+        let listID = try #require(book.library.list(named: "Work")?.listID)
+        let silent = NewItem(text: "quiet", listID: listID, dueDate: t0 + 3_600, shouldRemind: false)
+        #expect(throws: ModelError.self) { try book.fileChange(adding: silent) }
+    }
+}
