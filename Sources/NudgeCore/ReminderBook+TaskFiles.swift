@@ -9,6 +9,9 @@ public struct TaskFileChange: Sendable {
     public enum Kind: Sendable {
         /// The task's properties nudge owns, changed in place.
         case rewrite(TaskRewrite)
+        /// A recurring task completed as todoman completes one: a copy of the file (`next`, a new UID) made the next
+        /// occurrence, as a new file `nextFileName`, then the task rewritten (`done`: completed, its RRULE gone).
+        case completeSeries(done: TaskRewrite, next: TaskRewrite, nextFileName: String)
         /// A new file holding these bytes (a task added to the list).
         case create([UInt8])
         /// The file removed (the item removed).
@@ -70,12 +73,13 @@ extension ReminderBook {
             (edit.dueDate != nil || edit.dueDay != nil || edit.clearsDueDate)
             && (edited.dueDay != item.dueDay || (edited.dueDay == nil && !sameSecond(edited.dueDate, item.dueDate)))
         let checks = edit.checked.flatMap { $0 == item.checked ? nil : $0 }
-        // A series' next occurrence, or a round after completion, is the task's next file in todoman's way, which
-        // nudge does not write yet.
-        if item.repeatRule != nil || item.repeatAfter != nil, changesDue || checks != nil {
+        // A recurring task is completed as todoman completes one (below); its due date is its rule's, and a round
+        // after completion is nudge's own, which other programs do not know.
+        if item.repeatRule != nil && (changesDue || checks == false) || item.repeatAfter != nil && checks != nil {
             throw ModelError.notWrittenBack(
                 itemID,
-                what: (changesDue ? "the due date" : "the completion") + " of a repeating task",
+                what: (changesDue ? "the due date" : checks == false ? "reopening" : "the completion")
+                    + " of a repeating task",
                 file: file
             )
         }
@@ -110,18 +114,34 @@ extension ReminderBook {
                     ) : []
             }
         }
+        var kind = TaskFileChange.Kind.rewrite(rewrite)
         switch checks {
-        case true?: rewrite = rewrite.merged(with: .completing(at: edit.completedAt ?? now))
-        case false?: rewrite = rewrite.merged(with: .reopening)
-        case nil: break
+        case true? where item.repeatRule != nil:
+            // todoman's way (its `Todo.complete`): the task is done and no longer recurs, and a copy of it with a
+            // new UID is the next occurrence, due when the series is due next; none once the series has ended.
+            let done = rewrite.merged(
+                with: TaskRewrite.completing(at: edit.completedAt ?? now).merged(with: TaskRewrite(removing: ["RRULE"]))
+            )
+            guard !edited.checked, let next = edited.dueDate else {
+                kind = .rewrite(done)
+                break
+            }
+            let uid = UUID().uuidString.lowercased()
+            var copy = rewrite
+            copy.setting += ["UID:" + uid, "STATUS:NEEDS-ACTION"]
+            copy.removing.formUnion(["COMPLETED", "PERCENT-COMPLETE"])
+            copy.movingDue = TaskRewrite.MovedDue(next, localZone: timeZone)
+            kind = .completeSeries(done: done, next: copy, nextFileName: uid + ".ics")
+        case true?: kind = .rewrite(rewrite.merged(with: .completing(at: edit.completedAt ?? now)))
+        case false?: kind = .rewrite(rewrite.merged(with: .reopening))
+        case nil: if rewrite.isEmpty { return nil }
         }
-        guard !rewrite.isEmpty else { return nil }
         return TaskFileChange(
             listID: list.listID,
             folder: link.folder,
             fileName: item.fileName ?? "",
             stamp: try stamp(of: item, in: link),
-            kind: .rewrite(rewrite),
+            kind: kind,
             now: now
         )
     }
@@ -191,22 +211,26 @@ extension ReminderBook {
         )
     }
 
-    /// Takes `change`'s file as nudge read it back after writing it (`task`; nil for a file removed) into the
-    /// book, as a change of the folder's is taken (`applyFolder`), but told as the user's change it is, not the
-    /// folder's. Returns the item, if one holds the file.
-    public mutating func applyWrittenFile(_ change: TaskFileChange, _ task: FolderTask?) throws(ModelError) -> (
+    /// Takes `change`'s files as nudge read them back after writing them (`written`: the file changed, and a new
+    /// one, if the change made one; none for a file removed) into the book, as a change of the folder's is taken
+    /// (`applyFolder`), but told as the user's change it is, not the folder's. Returns the item that holds the file
+    /// changed, if one does.
+    public mutating func applyWrittenFile(_ change: TaskFileChange, _ written: [FolderTask]) throws(ModelError) -> (
         ChecklistItem?, Outcome
     ) {
         guard let list = library.list(id: change.listID) else { throw .unknownList(change.listID) }
         guard let link = list.link, link.folder == change.folder else { throw .notLinked(list.name) }
-        let itemID = list.items.first { $0.fileName == change.fileName }?.itemID
-        guard let task else {
-            guard let itemID else { return (nil, Outcome()) }
-            return (nil, try removeItemIgnoringLink(itemID: itemID))
+        func itemID(_ fileName: String) -> Int? {
+            library.list(id: change.listID)?.items.first { $0.fileName == fileName }?.itemID
         }
         var outcome = Outcome()
-        let taken = try take(task, into: itemID, of: change.listID, link: link, outcome: &outcome)
-        return (taken.flatMap { library.item(id: $0) }, outcome)
+        if case .remove = change.kind, let removed = itemID(change.fileName) {
+            outcome.append(contentsOf: try removeItemIgnoringLink(itemID: removed))
+        }
+        for task in written {
+            try take(task, into: itemID(task.fileName), of: change.listID, link: link, outcome: &outcome)
+        }
+        return (itemID(change.fileName).flatMap { library.item(id: $0) }, outcome)
     }
 
     /// Item `itemID`, its list and the list's link; refused if the list is not linked.

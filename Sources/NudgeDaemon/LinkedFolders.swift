@@ -32,7 +32,9 @@ enum LinkedFolders {
 
     /// Makes `change` in its folder and reads the file back (`VdirCollection.write`), on the pool of threads for
     /// blocking work.
-    static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) async throws -> FolderTask? {
+    static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) async throws
+        -> [FolderTask]
+    {
         try await NIOThreadPool.singleton.runIfActive {
             try VdirCollection.write(change, timeZone: timeZone, zones: zones)
         }
@@ -81,7 +83,7 @@ extension ReminderService {
     ) async throws -> Value {
         let (timeZone, zones) = try await read { book in (book.timeZone, book.zones) }
         let writeAndTake = { () async throws -> Value in
-            let written: FolderTask?
+            let written: [FolderTask]
             do {
                 written = try await LinkedFolders.write(change, timeZone: timeZone, zones: zones)
             } catch let error as ModelError where error.code == .changedOnDisk {

@@ -2,8 +2,8 @@ import Foundation
 import NudgeCalendar
 import NudgeCore
 import NudgeSystem
-import SystemPackage
 import Synchronization
+import SystemPackage
 
 extension VdirCollection {
     /// nudge's writes to folders, one at a time: a write checks its file and replaces it as one step against every
@@ -11,24 +11,23 @@ extension VdirCollection {
     private static let writing = Mutex(())
 
     /// Makes `change` in its folder, as other programs' readers expect a vdir file to change (a whole new file renamed
-    /// over it, `SystemCall.replaceFile`), and reads the file back: what the book takes (`applyWrittenFile`); nil for
-    /// a file removed. A file not as nudge last read it (`TaskFileChange.stamp`: another program wrote, moved or
+    /// over it, `SystemCall.replaceFile`), and reads the files written back: what the book takes (`applyWrittenFile`),
+    /// the file changed first; none for a file removed. A file not as nudge last read it (`TaskFileChange.stamp`: another program wrote, moved or
     /// removed it since) is not written: `ModelError.changedOnDisk`. A file that cannot be written is
     /// `VdirError.unwritable`, and the folder is as it was.
-    public static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) throws -> FolderTask?
+    public static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) throws
+        -> [FolderTask]
     {
-        let name = change.fileName
-        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix("."), name.hasSuffix(".ics") else {
-            throw VdirError.unwritable(path: change.path, reason: "not the name of a task file of the folder")
+        var names = [change.fileName]
+        if case .completeSeries(_, _, let next) = change.kind { names.append(next) }
+        for name in names where name.isEmpty || name.contains("/") || name.hasPrefix(".") || !name.hasSuffix(".ics") {
+            throw VdirError.unwritable(path: change.folder + "/" + name, reason: "not the name of a task file")
         }
-        return try writing.withLock { _ throws -> FolderTask? in
+        return try writing.withLock { _ throws -> [FolderTask] in
             let path = change.path
             switch change.kind {
             case .create(let bytes):
-                guard (try? SystemCall.fileStatus(path, followingLinks: false)) == nil else {
-                    throw VdirError.unwritable(path: path, reason: "a file of that name is there already")
-                }
-                try replace(path, with: bytes, permissions: [.ownerReadWrite])
+                try create(path, with: bytes, permissions: [.ownerReadWrite])
             case .rewrite(let rewrite):
                 let (bytes, status) = try current(change)
                 try replace(
@@ -36,6 +35,13 @@ extension VdirCollection {
                     with: try rewrite.applied(to: bytes, now: change.now),
                     permissions: status.permissions
                 )
+            case .completeSeries(let done, let next, let nextFileName):
+                // The next occurrence first, as todoman writes them: a failure between leaves the task open.
+                let (bytes, status) = try current(change)
+                let nextBytes = try next.applied(to: bytes, now: change.now)
+                let doneBytes = try done.applied(to: bytes, now: change.now)
+                try create(change.folder + "/" + nextFileName, with: nextBytes, permissions: status.permissions)
+                try replace(path, with: doneBytes, permissions: status.permissions)
             case .remove:
                 _ = try current(change)
                 do throws(Errno) {
@@ -44,17 +50,27 @@ extension VdirCollection {
                 } catch {
                     throw VdirError.unwritable(path: path, reason: "cannot remove it: \(error.description)")
                 }
-                return nil
+                return []
             }
-            switch readFile(name, in: change.folder, timeZone: timeZone, zones: zones) {
-            case .task(let task, let stamp):
-                return FolderTask(fileName: name, task: task, stamp: stamp)
-            case .skipped(let reason):
-                throw VdirError.unwritable(path: path, reason: "written, but not read back as a task: \(reason)")
-            case .other:
-                throw VdirError.unwritable(path: path, reason: "written, but it holds no task")
+            return try names.map { name throws -> FolderTask in
+                switch readFile(name, in: change.folder, timeZone: timeZone, zones: zones) {
+                case .task(let task, let stamp):
+                    return FolderTask(fileName: name, task: task, stamp: stamp)
+                case .skipped(let reason):
+                    throw VdirError.unwritable(path: path, reason: "written, but not read back as a task: \(reason)")
+                case .other:
+                    throw VdirError.unwritable(path: path, reason: "written, but it holds no task")
+                }
             }
         }
+    }
+
+    /// A new file at `path`, never over one that is there.
+    private static func create(_ path: String, with bytes: [UInt8], permissions: FilePermissions) throws(VdirError) {
+        guard (try? SystemCall.fileStatus(path, followingLinks: false)) == nil else {
+            throw VdirError.unwritable(path: path, reason: "a file of that name is there already")
+        }
+        try replace(path, with: bytes, permissions: permissions)
     }
 
     /// The file `change` is for, and its status, if it is as nudge last read it.

@@ -350,6 +350,53 @@ import Testing
         #expect(unread.status == 1 && unread.stdout.contains("changed_on_disk"), "\(unread)")
     }
 
+    /// Done on a recurring task is what todoman's own `todo done` makes of it: two copies of one folder, one
+    /// completed by todoman and one by nudge, list the same in todoman afterwards (the task done, no longer
+    /// recurring; a new one due at the next occurrence, recurring).
+    @Test func aRecurringTaskDoneInNudgeIsWhatTodomansOwnDoneMakesOfIt() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let todo = try Todoman(in: sandbox)
+        let task = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Other//App//EN", "BEGIN:VTODO", "UID:water-1",
+            "DTSTAMP:20270101T000000Z", "SUMMARY:Water the plants", "DUE;TZID=Europe/Berlin:20270120T090000",
+            "RRULE:FREQ=WEEKLY", "END:VTODO", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        for list in ["by-nudge", "by-todoman"] {
+            try FileManager.default.createDirectory(atPath: todo.lists + "/" + list, withIntermediateDirectories: true)
+            try task.write(toFile: todo.lists + "/\(list)/water-1.ics", atomically: true, encoding: .utf8)
+        }
+        func listed(_ list: String) async throws -> [String] {
+            let all = try JSONSerialization.jsonObject(
+                with: try await todo("--porcelain", "list", "--status", "ANY", list).output
+            )
+            return ((all as? [[String: Any]]) ?? []).map { task in
+                "\(task["summary"] ?? "") completed \(task["completed"] ?? "") due \(task["due"] ?? "") recurring "
+                    + "\(task["recurring"] ?? "")"
+            }.sorted()
+        }
+        let inTodomans = try JSONSerialization.jsonObject(
+            with: try await todo("--porcelain", "list", "by-todoman").output
+        )
+        let id = try #require(((inTodomans as? [[String: Any]]) ?? []).first?["id"] as? Int)
+        try await todo("done", String(id))
+        let byTodoman = try await listed("by-todoman")
+        #expect(byTodoman.count == 2, "\(byTodoman)")
+
+        let daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        defer { daemon.stop() }
+        #expect(try await sandbox.nudge("list", "link", "Plants", todo.lists + "/by-nudge").status == 0)
+        let waterID = try #require(try await items(sandbox).first?["itemID"] as? Int)
+        let done = try await sandbox.nudge("done", String(waterID))
+        #expect(done.status == 0, "\(done)")
+        #expect(try await listed("by-nudge") == byTodoman)
+        // In nudge: the task done, and the next occurrence an item of its own, due a week later.
+        let byText = try await items(sandbox)
+        #expect(byText.count == 2 && byText.filter { $0["checked"] as? Bool == true }.count == 1, "\(byText)")
+        let next = try #require(byText.first { $0["checked"] as? Bool == false })
+        #expect((next["pendingDue"] as? String)?.hasPrefix("2027-01-27T08:00:00") == true, "\(next)")
+    }
+
     /// Python's icalendar on a task file before nudge wrote it (argv[1]) and after (argv[2]): "same" if the two read
     /// the same, line for line as icalendar writes them again, but for the properties nudge owns.
     static let sameButOwned = """

@@ -65,7 +65,7 @@ private let stamp = FileStamp(size: 1, inode: 1, modified: 1, digest: [1])
 
     @Test func whatTheFileCannotSayIsRefusedSayingWhatAndWhere() throws {
         let (book, itemID) = try book(["SUMMARY:Water", "DUE:20270120T080000Z", "RRULE:FREQ=WEEKLY"])
-        for edit in [ItemEdit(checked: true), ItemEdit(dueDate: t0 + 14 * 86_400), ItemEdit(warnings: [600])] {
+        for edit in [ItemEdit(dueDate: t0 + 14 * 86_400), ItemEdit(warnings: [600])] {
             #expect {
                 try book.fileChange(editing: itemID, edit)
             } throws: { error in
@@ -77,6 +77,20 @@ private let stamp = FileStamp(size: 1, inode: 1, modified: 1, digest: [1])
             try rewrite(book.fileChange(editing: itemID, ItemEdit(text: "Water the ferns")))?.setting.first
                 == "SUMMARY:Water the ferns"
         )
+        // Done on a recurring task is todoman's: the task done without its rule, and a copy due at the next.
+        guard
+            case .completeSeries(let done, let next, let nextFileName)? = try book.fileChange(
+                editing: itemID,
+                ItemEdit(checked: true)
+            )?.kind
+        else {
+            Issue.record("a recurring task's completion is not todoman's")
+            return
+        }
+        #expect(done.removing.contains("RRULE") && done.setting.contains("STATUS:COMPLETED"))
+        #expect(next.movingDue?.instant == Date(timeIntervalSince1970: 1_801_036_800))  // 2027-01-27T08:00:00Z
+        #expect(next.setting.contains("STATUS:NEEDS-ACTION") && next.removing.contains("COMPLETED"))
+        #expect(next.setting.contains("UID:" + nextFileName.dropLast(4)))
         let (rounds, roundID) = try self.book(["SUMMARY:Haircut", "DUE:20270120T080000Z", "X-NUDGE-REPEAT-AFTER:P6W"])
         let round = rounds.library.item(id: roundID)
         #expect(round?.repeatAfter != nil, "\(String(describing: round))")

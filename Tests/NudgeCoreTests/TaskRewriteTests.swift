@@ -122,4 +122,17 @@ import Testing
             edited.contains("SUMMARY:inner") && edited.contains("SUMMARY:changed") && !edited.contains("SUMMARY:outer")
         )
     }
+
+    /// A due date moved is said as the file says it (here a zone's wall time), and the start moves as far.
+    @Test func aMovedDueKeepsItsFormAndTakesTheStartAlong() throws {
+        let file = Self.file.replacingOccurrences(of: "SEQUENCE:4", with: "DTSTART;TZID=Europe/Berlin:20270119T180000")
+        let moved = TaskRewrite(
+            movingDue: .init(Date(timeIntervalSince1970: 1_801_036_800), localZone: .gmt)  // 2027-01-27T08:00:00Z
+        )
+        let text = try rewritten(moved, file)
+        #expect(text.contains("\r\nDUE;TZID=Europe/Berlin:20270127T090000\r\n"), "\(text)")
+        #expect(text.contains("\r\nDTSTART;TZID=Europe/Berlin:20270126T180000\r\n"), "\(text)")
+        let day = "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:d\r\nDUE;VALUE=DATE:20270120\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        #expect(try rewritten(moved, day).contains("DUE;VALUE=DATE:20270127\r\n"))
+    }
 }

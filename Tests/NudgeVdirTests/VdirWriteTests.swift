@@ -40,7 +40,7 @@ import Testing
                 change(entry, in: folder, .rewrite(.completing(at: now))),
                 timeZone: .gmt,
                 zones: zones
-            )
+            ).first
         )
         #expect(written.task.checked && written.task.text == "Pay rent" && written.stamp != entry.stamp)
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.path + "/a.ics")
@@ -100,12 +100,12 @@ import Testing
             kind: .create(Array(text.utf8)),
             now: now
         )
-        let created = try #require(try VdirCollection.write(create, timeZone: .gmt, zones: zones))
+        let created = try #require(try VdirCollection.write(create, timeZone: .gmt, zones: zones).first)
         #expect(created.task.uid == "new" && created.fileName == "new.ics")
         // Never over a file that is there.
         #expect(throws: VdirError.self) { try VdirCollection.write(create, timeZone: .gmt, zones: zones) }
         let entry = try #require(try read(folder).entries.first)
-        #expect(try VdirCollection.write(change(entry, in: folder, .remove), timeZone: .gmt, zones: zones) == nil)
+        #expect(try VdirCollection.write(change(entry, in: folder, .remove), timeZone: .gmt, zones: zones).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NudgeCalendar
 
 /// A change of nudge's to the task of a file another program keeps (a linked folder's, `ListLink`): the properties
 /// nudge owns set or removed, every other byte of the file as it was. Lines other programs wrote (X- properties,
@@ -13,15 +14,35 @@ public struct TaskRewrite: Sendable, Equatable {
     public var removing: Set<String> = []
     /// Content lines of alarms (`BEGIN:VALARM` … `END:VALARM`) in place of all the task's alarms; nil keeps them.
     public var replacingAlarms: [String]?
+    /// The task's DUE moved to an instant, said as its DUE line says instants (`movedDue(_:)`), and its DTSTART by
+    /// as much wall time; nil leaves them.
+    public var movingDue: MovedDue?
 
-    public init(setting: [String] = [], removing: Set<String> = [], replacingAlarms: [String]? = nil) {
+    /// An instant a DUE moves to, and the zone of its wall times where the line names none (floating, or a day).
+    public struct MovedDue: Sendable, Equatable {
+        public var instant: Date
+        public var localZone: TimeZone
+
+        public init(_ instant: Date, localZone: TimeZone) {
+            self.instant = instant
+            self.localZone = localZone
+        }
+    }
+
+    public init(
+        setting: [String] = [],
+        removing: Set<String> = [],
+        replacingAlarms: [String]? = nil,
+        movingDue: MovedDue? = nil
+    ) {
         self.setting = setting
         self.removing = removing
         self.replacingAlarms = replacingAlarms
+        self.movingDue = movingDue
     }
 
     /// Nothing to change.
-    public var isEmpty: Bool { setting.isEmpty && removing.isEmpty && replacingAlarms == nil }
+    public var isEmpty: Bool { setting.isEmpty && removing.isEmpty && replacingAlarms == nil && movingDue == nil }
 
     /// Checked off at `instant`, as todoman and Thunderbird mark a task done.
     public static func completing(at instant: Date) -> TaskRewrite {
@@ -44,7 +65,8 @@ public struct TaskRewrite: Sendable, Equatable {
         return TaskRewrite(
             setting: setting.filter { !names.contains(Self.name(of: $0)) } + other.setting,
             removing: removing.subtracting(names).union(other.removing),
-            replacingAlarms: other.replacingAlarms ?? replacingAlarms
+            replacingAlarms: other.replacingAlarms ?? replacingAlarms,
+            movingDue: other.movingDue ?? movingDue
         )
     }
 
@@ -77,7 +99,10 @@ public struct TaskRewrite: Sendable, Equatable {
         let next = sequence.map { $0 == Int.max ? $0 : max($0, 0) + 1 } ?? 1
         let stamp = CalendarInterchange.utc(now)
         let stamped = merged(
-            with: TaskRewrite(setting: ["DTSTAMP:" + stamp, "LAST-MODIFIED:" + stamp, "SEQUENCE:\(next)"])
+            with: TaskRewrite(
+                setting: ["DTSTAMP:" + stamp, "LAST-MODIFIED:" + stamp, "SEQUENCE:\(next)"]
+                    + (movingDue.map { Self.moved(own, to: $0) } ?? [])
+            )
         )
         let lineEnd = lines.first.map(\.lineEnd).flatMap { $0.isEmpty ? nil : $0 } ?? "\r\n"
         var pending = stamped.setting.map { (name: Self.name(of: $0), line: $0) }
@@ -107,6 +132,70 @@ public struct TaskRewrite: Sendable, Equatable {
             output += file[line.bytes]
         }
         return output
+    }
+
+    /// The task's DUE line (of `own`, its own lines) with its instant moved to `due`, said in the same form: UTC, a
+    /// named zone's wall time (`TZID`), a floating wall time, or a day (`VALUE=DATE`); and its DTSTART, if it has one,
+    /// moved by as much wall time, as todoman moves a recurring task's start with its due date.
+    private static func moved(_ own: [LogicalLine], to due: MovedDue) -> [String] {
+        guard let line = own.first(where: { $0.name == "DUE" }) else { return [] }
+        let (head, value) = split(line.text)
+        let zone: TimeZone =
+            value.hasSuffix("Z")
+            ? .gmt : parameter("TZID", of: head).flatMap { TimeZone(identifier: $0) } ?? due.localZone
+        let newWall = Int64(LocalTime(timeZone: zone).wallClock(at: due.instant).wall)
+        let newValue = wallText(newWall, like: value)
+        var lines = [head + ":" + newValue]
+        if let start = own.first(where: { $0.name == "DTSTART" }), let oldWall = wallSeconds(value),
+            let movedWall = wallSeconds(newValue)
+        {
+            let (startHead, startValue) = split(start.text)
+            if let startWall = wallSeconds(startValue) {
+                lines.append(startHead + ":" + wallText(startWall + movedWall - oldWall, like: startValue))
+            }
+        }
+        return lines
+    }
+
+    /// A content line's name and parameters, and its value: split at the first colon outside quotes.
+    private static func split(_ line: String) -> (head: String, value: String) {
+        var quoted = false
+        for index in line.indices {
+            if line[index] == "\"" { quoted.toggle() }
+            if line[index] == ":", !quoted {
+                return (String(line[..<index]), String(line[line.index(after: index)...]))
+            }
+        }
+        return (line, "")
+    }
+
+    /// The value of parameter `name` of a line's head, its quotes removed.
+    private static func parameter(_ name: String, of head: String) -> String? {
+        head.split(separator: ";").dropFirst().first { $0.uppercased().hasPrefix(name + "=") }
+            .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+    }
+
+    /// `20270120T090000Z`, `20270120T090000` or `20270120` as seconds of wall time since the epoch's wall time.
+    private static func wallSeconds(_ value: String) -> Int64? {
+        let digits = Array(value.utf8)
+        func number(_ range: Range<Int>) -> Int64? {
+            range.upperBound <= digits.count ? Int64(String(decoding: digits[range], as: UTF8.self)) : nil
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8) else { return nil }
+        let days = CivilCalendar.daysSinceEpoch(year: year, month: month, day: day)
+        guard digits.count >= 15 else { return days * CivilCalendar.secondsPerDay }
+        guard let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15) else { return nil }
+        return days * CivilCalendar.secondsPerDay + hour * 3600 + minute * 60 + second
+    }
+
+    /// Wall time `wall` in the form of `value`: a day alone, a wall time, or one in UTC.
+    private static func wallText(_ wall: Int64, like value: String) -> String {
+        let (days, seconds) = CivilCalendar.floorDivide(wall, CivilCalendar.secondsPerDay)
+        let date = CivilCalendar.date(daysSinceEpoch: days)
+        let day = String(format: "%04lld%02lld%02lld", date.year, date.month, date.day)
+        guard value.count >= 15 else { return day }
+        let time = String(format: "T%02lld%02lld%02lld", seconds / 3600, seconds / 60 % 60, seconds % 60)
+        return day + time + (value.hasSuffix("Z") ? "Z" : "")
     }
 
     /// Whether a DUE or DTSTART content line gives a date alone (`VALUE=DATE`).

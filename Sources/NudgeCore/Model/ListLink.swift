@@ -53,8 +53,8 @@ public struct FolderTask: Sendable {
 }
 
 /// A file of a linked folder as nudge last read it. nudge writes a change back (`TaskFileChange`) only to a file that
-/// is still so: one with another size, inode, modification time or content was changed by another program meanwhile, whose
-/// change nudge must read, not overwrite.
+/// is still so: one with another size, inode, modification time or content was changed by another program
+/// meanwhile, whose change nudge must read, not overwrite.
 public struct FileStamp: Sendable, Hashable {
     public let size: Int
     public let inode: UInt64
