@@ -12,9 +12,10 @@ extension VdirCollection {
 
     /// Makes `change` in its folder, as other programs' readers expect a vdir file to change (a whole new file renamed
     /// over it, `SystemCall.replaceFile`), and reads the files written back: what the book takes (`applyWrittenFile`),
-    /// the file changed first; none for a file removed. A file not as nudge last read it (`TaskFileChange.stamp`: another program wrote, moved or
-    /// removed it since) is not written: `ModelError.changedOnDisk`. A file that cannot be written is
-    /// `VdirError.unwritable`, and the folder is as it was.
+    /// the file changed first; none for a file removed. A file not as nudge last read it (`TaskFileChange.stamp`:
+    /// another program wrote, moved or removed it since) is not written: `ModelError.changedOnDisk`. A file that
+    /// cannot be written is `VdirError.unwritable`; what was written before it (a series' next file) stays, and the
+    /// caller reads the folder again.
     public static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) throws
         -> [FolderTask]
     {
