@@ -67,7 +67,7 @@ struct Daemon {
             foldersAtStart: foldersAtStart,
             timer: timer
         )
-        let folders = FolderWatcher(service: service, logger: logger)
+        let folders = FolderWatcher(service: service, links: options.links, logger: logger)
         try SocketDirectory.removeStaleSocket(at: paths.socket)
         let systemd = SystemdService(
             environment: systemdEnvironment,

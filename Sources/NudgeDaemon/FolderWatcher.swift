@@ -17,6 +17,8 @@ import Synchronization
 /// at once, so a sync that rewrites a thousand files reads the folder a few times, not a thousand.
 final class FolderWatcher: Service, Sendable {
     private let service: ReminderService
+    /// The lists the settings link (`links`), linked first.
+    private let links: [(name: String, folder: String)]
     private let logger: Logger
     private let notifier: FolderNotifier?
     /// What waits for the next round; shared with the notifier's thread, which is made before `self` is.
@@ -48,8 +50,9 @@ final class FolderWatcher: Service, Sendable {
         let isParent: Bool
     }
 
-    init(service: ReminderService, logger: Logger) {
+    init(service: ReminderService, links: [(name: String, folder: String)] = [], logger: Logger) {
         self.service = service
+        self.links = links
         self.logger = logger
         (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let (pending, wake) = (pending, wake)
@@ -65,6 +68,7 @@ final class FolderWatcher: Service, Sendable {
     }
 
     func run() async throws {
+        await service.link(links, logger: logger)
         guard let notifier else {
             // Nothing to watch with: nudged goes on without it (a service that ends would stop it).
             try? await gracefulShutdown()

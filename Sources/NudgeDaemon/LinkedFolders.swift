@@ -106,6 +106,58 @@ extension ReminderService {
         return try await folders.holding(change.listID, writeAndTake)
     }
 
+    /// Links list `listID` to `folder` (an absolute path, as `standardizingPath` spells it): reads the folder off the
+    /// loop, then has the book link the list to what it holds (`ReminderBook.linkList`), and answers with `answer` of
+    /// the list as it is then. Throws `VdirError.unavailable` if the folder cannot be listed, and the book's refusal.
+    func link<Value: Sendable>(
+        listID: Int,
+        to folder: String,
+        remindsAtDue: Bool,
+        answer: @escaping @Sendable (ReminderBook, Checklist) throws -> Value
+    ) async throws -> Value {
+        // An unknown list is said before a folder is read for it.
+        let (timeZone, zones) = try await read { book in
+            guard book.library.list(id: listID) != nil else { throw ModelError.unknownList(listID) }
+            return (book.timeZone, book.zones)
+        }
+        let contents = try await LinkedFolders.read(folder, timeZone: timeZone, zones: zones).get()
+        return try await write { book in
+            let outcome = try book.linkList(
+                listID: listID,
+                ListLink(folder: folder, remindsAtDue: remindsAtDue),
+                contents: contents
+            )
+            guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
+            return (try answer(book, list), outcome)
+        }
+    }
+
+    /// Links the lists the settings name (`links`: name and folder) when nudged starts, as `nudge list link` would:
+    /// a list of that name is made if there is none, and linked unless it is linked to that folder already. One that
+    /// cannot be linked (its folder unavailable, items of its own) is logged, and a list made for it removed again;
+    /// nudged goes on.
+    func link(_ links: [(name: String, folder: String)], logger: Logger) async {
+        for (name, folder) in links {
+            var made: Int?
+            do {
+                let (listID, linkedTo, isNew) = try await write { book in
+                    if let list = book.library.list(named: name) {
+                        return ((list.listID, list.link?.folder, false), .init())
+                    }
+                    let (list, outcome) = try book.addList(name: name)
+                    return ((list.listID, nil, true), outcome)
+                }
+                if linkedTo == folder { continue }
+                if isNew { made = listID }
+                try await link(listID: listID, to: folder, remindsAtDue: true) { _, _ in () }
+                logger.info("linked list \"\(name)\" to \(folder), as the setting links says")
+            } catch {
+                logger.warning("links: list \"\(name)\" is not linked to \(folder): \(error)")
+                if let made { _ = try? await write { book in ((), try book.removeList(listID: made)) } }
+            }
+        }
+    }
+
     /// Reads `change`'s folder again and brings its list to it, after a write that found the file changed or could
     /// not be made: what the user sees next is the folder as it is.
     private func readAgain(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) async {

@@ -144,6 +144,9 @@ public struct NudgedCommand: AsyncParsableCommand {
     @Option(help: NudgedSettings.Key.digestTime.help)
     var digestTime: String?
 
+    @Option(help: NudgedSettings.Key.links.help)
+    var links: String?
+
     @Option(help: NudgedSettings.Key.maxConnections.help)
     var maxConnections: Int?
 

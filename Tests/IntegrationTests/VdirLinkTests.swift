@@ -166,6 +166,15 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder + ".away/broken.ics"))
     }
 
+    /// todoman, keeping a folder `errands` with one task, "Pay rent", due 2027-01-20 09:00 (in Europe/Berlin).
+    private func errands(in sandbox: Sandbox) async throws -> (Todoman, folder: String) {
+        let todo = try Todoman(in: sandbox)
+        let folder = todo.lists + "/errands"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try await todo("new", "-l", "errands", "--due", "2027-01-20 09:00", "Pay rent")
+        return (todo, folder)
+    }
+
     /// The items, by text, once `condition` holds of them (the deadline detects a hang, never a speed).
     private func items(
         _ sandbox: Sandbox,
@@ -185,10 +194,7 @@ import Testing
     @Test func whileNudgedRunsWhatTodomanChangesComesInAndAFolderMovedAwayAndBackIsReadAgain() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let todo = try Todoman(in: sandbox)
-        let folder = todo.lists + "/errands"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try await todo("new", "-l", "errands", "--due", "2027-01-20 09:00", "Pay rent")
+        let (todo, folder) = try await errands(in: sandbox)
         let daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
         defer { daemon.stop() }
         #expect(try await sandbox.nudge("list", "link", "Errands", folder).status == 0)
@@ -395,6 +401,34 @@ import Testing
         #expect(byText.count == 2 && byText.filter { $0["checked"] as? Bool == true }.count == 1, "\(byText)")
         let next = try #require(byText.first { $0["checked"] as? Bool == false })
         #expect((next["pendingDue"] as? String)?.hasPrefix("2027-01-27T08:00:00") == true, "\(next)")
+    }
+
+    /// The config file links lists too (`links`): at start the list is made and linked, a restart with it linked
+    /// already reads it as any linked list, and an entry that is not NAME=FOLDER stops the start, saying so.
+    @Test func theConfigFileLinksAListWhenNudgedStarts() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let (_, folder) = try await errands(in: sandbox)
+        let file = sandbox.path + "/config.json"
+        try #"{"links": ["Errands=\#(folder)"]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        var daemon = try await Daemon(sandbox, arguments: ["--config", file], environment: ["TZ": "Europe/Berlin"])
+        defer { daemon.stop() }
+        let list = try await readList(sandbox, daemon)
+        #expect(list["name"] as? String == "Errands" && list["itemCount"] as? Int == 1, "\(list)")
+        #expect((list["link"] as? [String: Any])?["folder"] as? String == folder, "\(list)")
+        let rentID = try #require(try await items(sandbox).first?["itemID"] as? Int)
+        #expect(daemon.stop() == 0)
+        daemon = try await Daemon(sandbox, arguments: ["--config", file], environment: ["TZ": "Europe/Berlin"])
+        _ = try await readList(sandbox, daemon)
+        #expect(try await items(sandbox).map { $0["itemID"] as? Int } == [rentID], "linked already: the same item")
+        #expect(daemon.stop() == 0)
+
+        try #"{"links": ["Errands"]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let refused = try await run(
+            Binaries.nudged,
+            ["--config", file, "--store", sandbox.store, "--socket", sandbox.socket]
+        )
+        #expect(refused.status == 78 && refused.stderr.contains("not NAME=FOLDER"), "\(refused)")
     }
 
     /// Python's icalendar on a task file before nudge wrote it (argv[1]) and after (argv[2]): "same" if the two read

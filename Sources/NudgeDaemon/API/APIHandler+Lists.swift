@@ -2,6 +2,7 @@ import Foundation
 import NudgeAPI
 import NudgeAPITypes
 import NudgeCore
+import NudgeVdir
 
 /// `/v1/lists`.
 extension APIHandler {
@@ -81,27 +82,19 @@ extension APIHandler {
         guard request.folder.hasPrefix("/") else { throw ModelError.folderNotAbsolute(request.folder) }
         // One spelling of each folder, so that one folder is not linked twice as /a/b and /a/b/.
         let folder = (request.folder as NSString).standardizingPath
-        // An unknown list is said before a folder is read for it.
-        let (timeZone, zones) = try await service.read { book in
-            guard book.library.list(id: listID) != nil else { throw ModelError.unknownList(listID) }
-            return (book.timeZone, book.zones)
-        }
-        let contents: FolderContents
-        switch await LinkedFolders.read(folder, timeZone: timeZone, zones: zones) {
-        case .success(let read): contents = read
-        case .failure(let error):
+        let list: Components.Schemas.List
+        do {
+            list = try await service.link(listID: listID, to: folder, remindsAtDue: request.remindDue ?? true) {
+                book,
+                list in book.wireList(list)
+            }
+        } catch let error as VdirError {
             throw APIFailure(
                 status: .unprocessableContent,
                 code: .folderUnavailable,
                 message: "\(error.description); give the collection folder (the one holding the .ics files), "
                     + "readable by nudged's user"
             )
-        }
-        let link = ListLink(folder: folder, remindsAtDue: request.remindDue ?? true)
-        let list = try await service.write { book in
-            let outcome = try book.linkList(listID: listID, link, contents: contents)
-            guard let list = book.library.list(id: listID) else { throw ModelError.unknownList(listID) }
-            return (book.wireList(list), outcome)
         }
         folders?.follow()
         return .ok(.init(body: .json(list)))

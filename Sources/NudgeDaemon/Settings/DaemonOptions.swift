@@ -18,6 +18,8 @@ struct DaemonOptions: Sendable {
     var catchUpWindow: TimeInterval
     /// When the day's digest goes out: seconds after midnight in nudged's zone.
     var digestTime: Int
+    /// The lists to keep linked to folders (`links`), by name, in the order given.
+    var links: [(name: String, folder: String)]
     var clock: ClockChoice
     var historyLimits: HistoryLimits
     var logLevel: Logger.Level
@@ -31,6 +33,18 @@ struct DaemonOptions: Sendable {
         onFireTimeout = try read.duration(.onFireTimeout)
         snoozeLength = try read.duration(.snoozeLength)
         digestTime = try read.timeOfDay(.digestTime)
+        links = []
+        for entry in settings.list(.links) ?? [] {
+            let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("/") else {
+                throw read.refuse(
+                    .links,
+                    "has \"\(entry)\", which is not NAME=FOLDER with an absolute folder; use one like "
+                        + "Work=/home/me/.local/share/calendars/work"
+                )
+            }
+            links.append((parts[0], (parts[1] as NSString).standardizingPath))
+        }
         historyLimits = HistoryLimits(count: try read.count(.historyEvents), age: try read.duration(.historyAge))
         limits = ConnectionLimits()
         limits.connections = try read.count(.maxConnections)

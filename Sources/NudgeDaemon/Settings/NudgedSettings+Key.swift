@@ -10,7 +10,7 @@ extension NudgedSettings {
     enum Key: String, CaseIterable, Sendable {
         case store, socket, sinks, onFire, onFireTimeout, catchUpWindow, clock, historyEvents, historyAge, logLevel
         case compactAfter, maxConnections, requestHeadTimeout, requestBodyTimeout, idleTimeout, snoozeLength
-        case digestTime
+        case digestTime, links
 
         /// What a setting's value is, which says how it is read and checked.
         enum Kind: Sendable {
@@ -80,6 +80,18 @@ extension NudgedSettings {
                     valueName: "program [arg...]",
                     help: "Run this program, without a shell, for every reminder that fires. Must come last: every "
                         + "word after it is the program and its arguments.",
+                    standard: .list([])
+                )
+            case .links:
+                return Entry(
+                    property: \NudgedCommand.links,
+                    kind: .list,
+                    valueName: "list",
+                    help:
+                        "Lists kept in folders of task files (vdir: todoman's, khal's, vdirsyncer's), each NAME=FOLDER "
+                        + "(an absolute path), comma-separated: when nudged starts, each list is made if there is none "
+                        + "of that name and linked to its folder, as 'nudge list link NAME FOLDER' does. A link made "
+                        + "with nudge stays; one left out here is not undone (nudge list unlink).",
                     standard: .list([])
                 )
             case .onFireTimeout:
