@@ -132,7 +132,12 @@ extension ReminderBook {
             notes: []
         )
         // An item added, then refused its check-off, is the file's all the same.
-        defer { if let itemID = result.itemID { fileStamps[itemID] = entry.stamp } }
+        defer {
+            if let itemID = result.itemID {
+                fileStamps[itemID] = entry.stamp
+                fileDues[itemID] = entry.task.dueDate
+            }
+        }
         try bring(task, into: itemID, orNewIn: listID, fileName: entry.fileName, result: &result, outcome: &outcome)
         return result.itemID
     }

@@ -117,12 +117,15 @@ extension ReminderBook {
         var kind = TaskFileChange.Kind.rewrite(rewrite)
         switch checks {
         case true? where item.repeatRule != nil:
-            // todoman's way (its `Todo.complete`): the task is done and no longer recurs, and a copy of it with a
-            // new UID is the next occurrence, due when the series is due next; none once the series has ended.
+            // todoman's way (its `Todo.complete`): the task is done and no longer recurs (nudge's own spelling of the
+            // rule goes too), and a copy of it with a new UID is the next occurrence: the rule's first after the
+            // file's DUE, as todoman counts; none once the series has ended.
             let done = rewrite.merged(
-                with: TaskRewrite.completing(at: edit.completedAt ?? now).merged(with: TaskRewrite(removing: ["RRULE"]))
+                with: TaskRewrite.completing(at: edit.completedAt ?? now)
+                    .merged(with: TaskRewrite(removing: ["RRULE", "X-NUDGE-ONCALENDAR"]))
             )
-            guard !edited.checked, let next = edited.dueDate else {
+            let rule = item.repeatRule.flatMap { try? RepeatRule($0, localZone: timeZone, zones: zones) }
+            guard let due = fileDues[itemID] ?? item.dueDate, let next = rule?.next(after: due, in: timeZone) else {
                 kind = .rewrite(done)
                 break
             }
@@ -131,6 +134,7 @@ extension ReminderBook {
             copy.setting += ["UID:" + uid, "STATUS:NEEDS-ACTION"]
             copy.removing.formUnion(["COMPLETED", "PERCENT-COMPLETE"])
             copy.movingDue = TaskRewrite.MovedDue(next, localZone: timeZone)
+            copy.dropsOtherTasks = true
             kind = .completeSeries(done: done, next: copy, nextFileName: uid + ".ics")
         case true?: kind = .rewrite(rewrite.merged(with: .completing(at: edit.completedAt ?? now)))
         case false?: kind = .rewrite(rewrite.merged(with: .reopening))

@@ -31,6 +31,9 @@ public struct ReminderBook: Sendable {
     /// The file of each item of a linked list as last read, by item ID: nudge writes to a file only if it is still so
     /// (`fileChange`). Not stored, as `folderStates`.
     public internal(set) var fileStamps: [Int: FileStamp] = [:]
+    /// The DUE each linked item's file said when last read, by item ID: a recurring task's next occurrence is counted
+    /// from it, as todoman counts (`fileChange`). Not stored.
+    var fileDues: [Int: Date] = [:]
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -360,6 +363,7 @@ public struct ReminderBook: Sendable {
         let change = try library.makeRemoveItem(itemID: itemID)
         try applyToItem(change)
         fileStamps[itemID] = nil
+        fileDues[itemID] = nil
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
         outcome.append(withDigestInstant(now: clock.now()))

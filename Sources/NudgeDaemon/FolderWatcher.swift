@@ -115,6 +115,18 @@ final class FolderWatcher: Service, Sendable {
         return try await body()
     }
 
+    /// How many writes to list `listID`'s folder have begun (`holding`): a reading taken while the count moved may
+    /// hold a file from before a write, or after it.
+    func writesBegun(_ listID: Int) -> Int {
+        pending.state.withLock { $0.writesBegun[listID] ?? 0 }
+    }
+
+    /// Asks for list `listID`'s folder to be read in the next round: a reading was not taken for a write beside it.
+    func readLater(listID: Int, folder: String) {
+        pending.state.withLock { $0.readAgain[listID] = folder }
+        wake.yield()
+    }
+
     /// Reads again each folder the changes touched, once however many of its files changed.
     private func round(_ taken: Pending, watched: inout [Int32: [Watched]], notifier: FolderNotifier) async {
         var lists = taken.readAgain

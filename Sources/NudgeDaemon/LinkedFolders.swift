@@ -87,10 +87,10 @@ extension ReminderService {
             do {
                 written = try await LinkedFolders.write(change, timeZone: timeZone, zones: zones)
             } catch let error as ModelError where error.code == .changedOnDisk {
-                await self.readAgain(change, timeZone: timeZone, zones: zones)
+                await self.readAgain(change, folders: folders, timeZone: timeZone, zones: zones)
                 throw error
             } catch let error as VdirError {
-                await self.readAgain(change, timeZone: timeZone, zones: zones)
+                await self.readAgain(change, folders: folders, timeZone: timeZone, zones: zones)
                 throw APIFailure(status: .unprocessableContent, code: .folderUnavailable, message: error.description)
             }
             return try await self.write { book in
@@ -159,11 +159,24 @@ extension ReminderService {
     }
 
     /// Reads `change`'s folder again and brings its list to it, after a write that found the file changed or could
-    /// not be made: what the user sees next is the folder as it is.
-    private func readAgain(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) async {
+    /// not be made: what the user sees next is the folder as it is. A reading another write of nudge's began beside
+    /// is not taken (it may hold a file from before that write), and `folders` reads the folder again later.
+    private func readAgain(
+        _ change: TaskFileChange,
+        folders: FolderWatcher?,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
+    ) async {
+        let writesBefore = folders?.writesBegun(change.listID)
         let contents = await LinkedFolders.read(change.folder, timeZone: timeZone, zones: zones)
         let reading = LinkedFolders.Reading(listID: change.listID, folder: change.folder, contents: contents)
-        _ = try? await write { book in ((), book.apply([reading])) }
+        _ = try? await write { book in
+            if let folders, folders.writesBegun(change.listID) != writesBefore {
+                folders.readLater(listID: change.listID, folder: change.folder)
+                return ((), ReminderBook.Outcome())
+            }
+            return ((), book.apply([reading]))
+        }
     }
 }
 

@@ -14,7 +14,7 @@ extension VdirCollection {
     /// over it, `SystemCall.replaceFile`), and reads the files written back: what the book takes (`applyWrittenFile`),
     /// the file changed first; none for a file removed. A file not as nudge last read it (`TaskFileChange.stamp`:
     /// another program wrote, moved or removed it since) is not written: `ModelError.changedOnDisk`. A file that
-    /// cannot be written is `VdirError.unwritable`; what was written before it (a series' next file) stays, and the
+    /// cannot be written is `VdirError.unwritable`: a series' next file made before it is removed again, and the
     /// caller reads the folder again.
     public static func write(_ change: TaskFileChange, timeZone: TimeZone, zones: ZoneRulesStore) throws
         -> [FolderTask]
@@ -41,8 +41,15 @@ extension VdirCollection {
                 let (bytes, status) = try current(change)
                 let nextBytes = try next.applied(to: bytes, now: change.now)
                 let doneBytes = try done.applied(to: bytes, now: change.now)
-                try create(change.folder + "/" + nextFileName, with: nextBytes, permissions: status.permissions)
-                try replace(path, with: doneBytes, permissions: status.permissions)
+                let nextPath = change.folder + "/" + nextFileName
+                try create(nextPath, with: nextBytes, permissions: status.permissions)
+                do {
+                    try replace(path, with: doneBytes, permissions: status.permissions)
+                } catch {
+                    // Not two open series: the next one goes again (best effort; the caller reads the folder).
+                    try? SystemCall.unlink(nextPath)
+                    throw error
+                }
             case .remove:
                 _ = try current(change)
                 do throws(Errno) {
@@ -58,9 +65,15 @@ extension VdirCollection {
                 case .task(let task, let stamp):
                     return FolderTask(fileName: name, task: task, stamp: stamp)
                 case .skipped(let reason):
-                    throw VdirError.unwritable(path: path, reason: "written, but not read back as a task: \(reason)")
+                    throw VdirError.unwritable(
+                        path: change.folder + "/" + name,
+                        reason: "written, but not read back as a task: \(reason)"
+                    )
                 case .other:
-                    throw VdirError.unwritable(path: path, reason: "written, but it holds no task")
+                    throw VdirError.unwritable(
+                        path: change.folder + "/" + name,
+                        reason: "written, but it holds no task"
+                    )
                 }
             }
         }

@@ -87,7 +87,10 @@ private let stamp = FileStamp(size: 1, inode: 1, modified: 1, digest: [1])
             Issue.record("a recurring task's completion is not todoman's")
             return
         }
-        #expect(done.removing.contains("RRULE") && done.setting.contains("STATUS:COMPLETED"))
+        #expect(
+            done.removing.isSuperset(of: ["RRULE", "X-NUDGE-ONCALENDAR"]) && done.setting.contains("STATUS:COMPLETED")
+        )
+        #expect(next.dropsOtherTasks)
         #expect(next.movingDue?.instant == Date(timeIntervalSince1970: 1_801_036_800))  // 2027-01-27T08:00:00Z
         #expect(next.setting.contains("STATUS:NEEDS-ACTION") && next.removing.contains("COMPLETED"))
         #expect(next.setting.contains("UID:" + nextFileName.dropLast(4)))

@@ -135,4 +135,27 @@ import Testing
         let day = "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:d\r\nDUE;VALUE=DATE:20270120\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
         #expect(try rewritten(moved, day).contains("DUE;VALUE=DATE:20270127\r\n"))
     }
+
+    /// A series' next copy leaves the overrides of single occurrences out (one UID to a file); a task whose rule nudge
+    /// did not take as its repeat is neither completed nor given a due date, which would end or fork the series.
+    @Test func aCopyLeavesOverridesOutAndARuleNudgeDidNotTakeIsNotTouched() throws {
+        let file = [
+            "BEGIN:VCALENDAR", "BEGIN:VTODO", "UID:r", "SUMMARY:all", "DUE:20270120T080000Z", "RRULE:FREQ=DAILY",
+            "END:VTODO", "BEGIN:VTODO", "UID:r", "RECURRENCE-ID:20270121T080000Z", "SUMMARY:one", "END:VTODO",
+            "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        var copy = TaskRewrite(setting: ["UID:next"], movingDue: .init(now, localZone: .gmt))
+        copy.dropsOtherTasks = true
+        let text = try rewritten(copy, file)
+        #expect(!text.contains("RECURRENCE-ID") && !text.contains("SUMMARY:one") && text.contains("UID:next"))
+        #expect(text.contains("DUE:20270115T080000Z") && text.hasSuffix("END:VTODO\r\nEND:VCALENDAR\r\n"))
+        for refused in [TaskRewrite.completing(at: now), TaskRewrite(setting: ["DUE:20270121T080000Z"])] {
+            #expect(throws: ModelError.self) { try rewritten(refused, file) }
+        }
+        #expect(
+            try rewritten(.completing(at: now).merged(with: TaskRewrite(removing: ["RRULE"])), file).contains(
+                "COMPLETED"
+            )
+        )
+    }
 }

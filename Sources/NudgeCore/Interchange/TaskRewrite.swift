@@ -41,6 +41,10 @@ public struct TaskRewrite: Sendable, Equatable {
         self.movingDue = movingDue
     }
 
+    /// The file's other tasks (a recurring task's overrides, RECURRENCE-ID) left out: a copy made a new task has
+    /// one UID, as CalDAV asks of a resource.
+    public var dropsOtherTasks = false
+
     /// Nothing to change.
     public var isEmpty: Bool { setting.isEmpty && removing.isEmpty && replacingAlarms == nil && movingDue == nil }
 
@@ -62,12 +66,14 @@ public struct TaskRewrite: Sendable, Equatable {
     /// This rewrite and `other`'s together; `other`'s line of a name wins.
     public func merged(with other: TaskRewrite) -> TaskRewrite {
         let names = Set(other.setting.map(Self.name(of:)))
-        return TaskRewrite(
+        var merged = TaskRewrite(
             setting: setting.filter { !names.contains(Self.name(of: $0)) } + other.setting,
             removing: removing.subtracting(names).union(other.removing),
             replacingAlarms: other.replacingAlarms ?? replacingAlarms,
             movingDue: other.movingDue ?? movingDue
         )
+        merged.dropsOtherTasks = dropsOtherTasks || other.dropsOtherTasks
+        return merged
     }
 
     /// `file` (the bytes of a task file, one VTODO) with this rewrite made at `now` to its task: the first VTODO
@@ -92,6 +98,16 @@ public struct TaskRewrite: Sendable, Equatable {
                     + " too (RFC 5545): give its due date so, or change its start with todoman"
             )
         }
+        // A rule the task keeps (one nudge read as no repeat, or a date list) would make a DUE set another series,
+        // or a completion the whole series done, in every other program. (A series' next copy moves its DUE.)
+        let keepsRule = own.contains { ["RRULE", "RDATE"].contains($0.name) && !removing.contains($0.name) }
+        if keepsRule, setting.contains(where: { Self.name(of: $0) == "DUE" || $0 == "STATUS:COMPLETED" }) {
+            throw ModelError(
+                code: .linkedList,
+                description: "the task recurs by a rule (RRULE or RDATE) nudge does not take as its repeat: move or "
+                    + "complete it with todoman, which keeps the series"
+            )
+        }
         let sequence = own.first { $0.name == "SEQUENCE" }.flatMap {
             Int($0.value.trimmingCharacters(in: .whitespaces))
         }
@@ -111,8 +127,14 @@ public struct TaskRewrite: Sendable, Equatable {
         output.reserveCapacity(file.count + 256)
         func put(_ line: String) { output += Array(ICalendarText.folded(line, lineEnd: lineEnd).utf8) }
         var seenInner = false
+        var inOtherTask = false
         for index in lines.indices {
             let line = lines[index]
+            if dropsOtherTasks, !task.contains(index), line.beginsTask || inOtherTask {
+                // Through its END:VTODO, at the depth of its BEGIN.
+                inOtherTask = !(line.depth == 0 && line.name == "END" && !line.beginsTask)
+                continue
+            }
             if task.contains(index) {
                 // The task's own lines (depth 1), not its alarms'.
                 if line.depth == 1, !line.isInner, owned.contains(line.name) {
@@ -140,9 +162,9 @@ public struct TaskRewrite: Sendable, Equatable {
     private static func moved(_ own: [LogicalLine], to due: MovedDue) -> [String] {
         guard let line = own.first(where: { $0.name == "DUE" }) else { return [] }
         let (head, value) = split(line.text)
-        let zone: TimeZone =
-            value.hasSuffix("Z")
-            ? .gmt : parameter("TZID", of: head).flatMap { TimeZone(identifier: $0) } ?? due.localZone
+        // As the reader takes a TZID: a leading slash (a "globally unique" one) dropped, else nudged's zone.
+        let tzid = parameter("TZID", of: head).map { $0.hasPrefix("/") ? String($0.dropFirst()) : $0 }
+        let zone: TimeZone = value.hasSuffix("Z") ? .gmt : tzid.flatMap { TimeZone(identifier: $0) } ?? due.localZone
         let newWall = Int64(LocalTime(timeZone: zone).wallClock(at: due.instant).wall)
         let newValue = wallText(newWall, like: value)
         var lines = [head + ":" + newValue]

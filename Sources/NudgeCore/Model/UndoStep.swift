@@ -258,8 +258,10 @@ extension ChecklistLibrary {
 
     /// Whether two states of a linked list's item say the same in its file.
     private static func sameInFile(_ a: ChecklistItem, _ b: ChecklistItem) -> Bool {
-        a.text == b.text && a.dueDate == b.dueDate && a.dueDay == b.dueDay && a.priority == b.priority
-            && a.checked == b.checked && a.repeatRule == b.repeatRule && a.fileName == b.fileName
+        // A recurring item's due date moves on as its occurrences fire, which its file does not say.
+        a.text == b.text && (a.dueDate == b.dueDate || a.repeatRule != nil) && a.dueDay == b.dueDay
+            && a.priority == b.priority && a.checked == b.checked && a.repeatRule == b.repeatRule
+            && a.fileName == b.fileName
     }
 
     /// An item and its list, as an undo step keeps it.
