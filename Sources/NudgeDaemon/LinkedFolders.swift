@@ -133,15 +133,17 @@ extension ReminderService {
     }
 
     /// Links the lists the settings name (`links`: name and folder) when nudged starts, as `nudge list link` would:
-    /// a list of that name is made if there is none, and linked unless it is linked to that folder already. One that
-    /// cannot be linked (its folder unavailable, items of its own) is logged, and a list made for it removed again;
-    /// nudged goes on.
+    /// a list of that name is made if there is none, and linked, unless a list is linked to that folder already
+    /// (under the name its `displayname` gave it, maybe). One that cannot be linked (its folder unavailable, items of
+    /// its own) is logged, and a list made for it removed again; nudged goes on.
     func link(_ links: [(name: String, folder: String)], logger: Logger) async {
         for (name, folder) in links {
             var made: Int?
             do {
                 let (listID, linkedTo, isNew) = try await write { book in
-                    if let list = book.library.list(named: name) {
+                    if let list = book.library.lists.first(where: { $0.link?.folder == folder })
+                        ?? book.library.list(named: name)
+                    {
                         return ((list.listID, list.link?.folder, false), .init())
                     }
                     let (list, outcome) = try book.addList(name: name)

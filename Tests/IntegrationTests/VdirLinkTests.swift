@@ -409,18 +409,22 @@ import Testing
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let (_, folder) = try await errands(in: sandbox)
+        // The folder names its list, as when nudge links it.
+        try "Chores\n".write(toFile: folder + "/displayname", atomically: true, encoding: .utf8)
         let file = sandbox.path + "/config.json"
         try #"{"links": ["Errands=\#(folder)"]}"#.write(toFile: file, atomically: true, encoding: .utf8)
         var daemon = try await Daemon(sandbox, arguments: ["--config", file], environment: ["TZ": "Europe/Berlin"])
         defer { daemon.stop() }
         let list = try await readList(sandbox, daemon)
-        #expect(list["name"] as? String == "Errands" && list["itemCount"] as? Int == 1, "\(list)")
+        #expect(list["name"] as? String == "Chores" && list["itemCount"] as? Int == 1, "\(list)")
         #expect((list["link"] as? [String: Any])?["folder"] as? String == folder, "\(list)")
         let rentID = try #require(try await items(sandbox).first?["itemID"] as? Int)
         #expect(daemon.stop() == 0)
         daemon = try await Daemon(sandbox, arguments: ["--config", file], environment: ["TZ": "Europe/Berlin"])
         _ = try await readList(sandbox, daemon)
         #expect(try await items(sandbox).map { $0["itemID"] as? Int } == [rentID], "linked already: the same item")
+        let lists = try await sandbox.nudge("lists")
+        #expect(!lists.stdout.contains("Errands") && !daemon.log.contains("not linked"), "\(lists)\n\(daemon.log)")
         #expect(daemon.stop() == 0)
 
         try #"{"links": ["Errands"]}"#.write(toFile: file, atomically: true, encoding: .utf8)

@@ -90,7 +90,7 @@ extension APIHandler {
     }
 
     /// Runs `operation` in the loop's turn; for an item of a linked list, the change it asks for is made to the file
-    /// first (`ReminderService.write(_:folders:answer:)`).
+    /// first (`ReminderService.write(_:folders:source:answer:)`).
     private func writeItem(
         _ operation: @escaping @Sendable (inout ReminderBook) throws -> (ItemWrite, ReminderBook.Outcome)
     ) async throws -> Components.Schemas.Item? {
