@@ -7,7 +7,8 @@ import Testing
 /// the server by another client (Python's caldav) reaches nudged's reminder after a sync, and `nudge done` reaches
 /// the server after the next. `scripts/install-deps --tests` installs vdirsyncer, Radicale and caldav.
 @Suite(.timeLimit(hangLimit)) struct VdirSyncTests {
-    static let python = Binaries.packageRoot + "/.build/test-tools/python/bin"
+    /// vdirsyncer's, Radicale's and caldav's Python, apart from the other test tools' (`scripts/install-deps`).
+    static let python = Binaries.packageRoot + "/.build/test-tools/caldav/bin"
 
     /// Radicale serving `directory` on a free port of 127.0.0.1, without authentication: any name logs in.
     final class Radicale: Sendable {
