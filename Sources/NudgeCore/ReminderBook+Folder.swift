@@ -133,10 +133,7 @@ extension ReminderBook {
         )
         // An item added, then refused its check-off, is the file's all the same.
         defer {
-            if let itemID = result.itemID {
-                fileStamps[itemID] = entry.stamp
-                fileDues[itemID] = entry.task.dueDate
-            }
+            if let itemID = result.itemID { filesRead[itemID] = FileRead(stamp: entry.stamp, due: entry.task.dueDate) }
         }
         try bring(task, into: itemID, orNewIn: listID, fileName: entry.fileName, result: &result, outcome: &outcome)
         return result.itemID

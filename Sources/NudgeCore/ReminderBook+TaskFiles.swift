@@ -2,8 +2,8 @@ import Foundation
 
 /// A change of nudge's to an item of a linked list (`ListLink`), made in its folder first: the file is the item's
 /// truth. The book says what to write (`fileChange`), NudgeVdir writes it, if the file is still as nudge last read it
-/// (`FileStamp`), and reads it back, and the book takes the file as read (`applyWrittenFile`), as it takes any change
-/// of the folder's. A write that finds the file changed by another program changes nothing: the folder is read again
+/// (`FileStamp`, `filesRead`), and reads it back, and the book takes the file as read (`applyWrittenFile`), as it
+/// takes any change of the folder's. A write that finds the file changed by another program changes nothing: the folder is read again
 /// and the change is refused, never made over the other program's.
 public struct TaskFileChange: Sendable {
     public enum Kind: Sendable {
@@ -65,9 +65,7 @@ extension ReminderBook {
         // Refused here as the book would refuse it (an empty text, a due date given twice), before a file changes.
         let change = try library.makeEditItem(itemID: itemID, edit, now: now, timeZone: timeZone, zones: zones)
         guard case .putItem(let edited, _) = change else { return nil }
-        func sameSecond(_ a: Date?, _ b: Date?) -> Bool {
-            a.map { $0.timeIntervalSince1970.rounded(.down) } == b.map { $0.timeIntervalSince1970.rounded(.down) }
-        }
+        let sameSecond = Self.sameSecond
         // The due date the edit gives, not one a completion moves on (a repeat's next).
         let changesDue =
             (edit.dueDate != nil || edit.dueDay != nil || edit.clearsDueDate)
@@ -125,7 +123,8 @@ extension ReminderBook {
                     .merged(with: TaskRewrite(removing: ["RRULE", "X-NUDGE-ONCALENDAR"]))
             )
             let rule = item.repeatRule.flatMap { try? RepeatRule($0, localZone: timeZone, zones: zones) }
-            guard let due = fileDues[itemID] ?? item.dueDate, let next = rule?.next(after: due, in: timeZone) else {
+            guard let due = filesRead[itemID]?.due ?? item.dueDate, let next = rule?.next(after: due, in: timeZone)
+            else {
                 kind = .rewrite(done)
                 break
             }
@@ -249,7 +248,7 @@ extension ReminderBook {
     /// The stamp of `item`'s file as last read; refused if nudge has not read it since it started (the folder was
     /// unavailable, or the file skipped): nudge writes only over what it read.
     private func stamp(of item: ChecklistItem, in link: ListLink) throws(ModelError) -> FileStamp {
-        guard let stamp = fileStamps[item.itemID], item.fileName != nil else {
+        guard let stamp = filesRead[item.itemID]?.stamp, item.fileName != nil else {
             throw ModelError.changedOnDisk(link.folder + "/" + (item.fileName ?? ""), unread: true)
         }
         return stamp

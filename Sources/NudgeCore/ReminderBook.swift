@@ -28,12 +28,15 @@ public struct ReminderBook: Sendable {
     /// How each linked list's folder stood when last read (`applyFolder`), by list ID. Not stored: nudged reads every
     /// linked folder when it starts.
     public internal(set) var folderStates: [Int: FolderState] = [:]
-    /// The file of each item of a linked list as last read, by item ID: nudge writes to a file only if it is still so
-    /// (`fileChange`). Not stored, as `folderStates`.
-    public internal(set) var fileStamps: [Int: FileStamp] = [:]
-    /// The DUE each linked item's file said when last read, by item ID: a recurring task's next occurrence is counted
-    /// from it, as todoman counts (`fileChange`). Not stored.
-    var fileDues: [Int: Date] = [:]
+    /// The file of each item of a linked list as last read, by item ID (`fileChange`). Not stored, as `folderStates`.
+    var filesRead: [Int: FileRead] = [:]
+
+    /// A linked item's file as last read: nudge writes to it only if it is still so (`stamp`), and a recurring task's
+    /// next occurrence is counted from its DUE (`due`), as todoman counts.
+    struct FileRead: Sendable {
+        var stamp: FileStamp?
+        var due: Date?
+    }
 
     /// What an operation did: the changes to persist, what the edges must do, and the decisions to report.
     public struct Outcome: Sendable, Equatable {
@@ -362,8 +365,7 @@ public struct ReminderBook: Sendable {
     mutating func removeItemIgnoringLink(itemID: Int) throws(ModelError) -> Outcome {
         let change = try library.makeRemoveItem(itemID: itemID)
         try applyToItem(change)
-        fileStamps[itemID] = nil
-        fileDues[itemID] = nil
+        filesRead[itemID] = nil
         var outcome = Outcome(changes: [change])
         outcome.append(scheduler.itemsRemoved([itemID], now: clock.now()))
         outcome.append(withDigestInstant(now: clock.now()))
@@ -699,9 +701,7 @@ public struct ReminderBook: Sendable {
     /// The edit that makes `item` hold what `task` says, or nil if it already does. Instants compare to the whole
     /// second (a file holds no fractions); a recurring item's due date, as the series would start from the task's.
     private func edit(bringing item: ChecklistItem, to task: CalendarTask) -> ItemEdit? {
-        func sameSecond(_ a: Date?, _ b: Date?) -> Bool {
-            a.map { $0.timeIntervalSince1970.rounded(.down) } == b.map { $0.timeIntervalSince1970.rounded(.down) }
-        }
+        let sameSecond = Self.sameSecond
         var edit = ItemEdit()
         var changed = false
         if item.text != task.text { (edit.text, changed) = (task.text, true) }
@@ -764,6 +764,11 @@ public struct ReminderBook: Sendable {
             }
         }
         return changed ? edit : nil
+    }
+
+    /// Whether two instants are the same to the whole second, as a calendar file says instants.
+    static func sameSecond(_ a: Date?, _ b: Date?) -> Bool {
+        a.map { $0.timeIntervalSince1970.rounded(.down) } == b.map { $0.timeIntervalSince1970.rounded(.down) }
     }
 
     /// Refuses a change of nudge's to an item its linked list's folder keeps: the folder's file is its truth.
