@@ -227,7 +227,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NudgeVdirTests",
-            dependencies: ["NudgeVdir", "NudgeCore", "NudgeCalendar", "NudgeSystem", "NudgeTestSupport"]
+            dependencies: [
+                "NudgeVdir", "NudgeCore", "NudgeCalendar", "NudgeSystem", "NudgeTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "NudgeSinksTests",

@@ -45,13 +45,18 @@ extension ReminderBook {
     /// with the UID of an item whose file is gone or skipped, moves that item to its file: a file renamed, or a
     /// duplicate UID's first file by name), an item whose file says otherwise is edited where they differ, an item
     /// whose file is gone is removed, and one whose file is skipped now stays as last read. Reading a folder that did
-    /// not change changes nothing. A task the model refuses (a repeat with no occurrence left) is skipped like a file
+    /// not change changes nothing, and only the files read anew (`FolderContents.readAnew`) are looked at. A task the
+    /// model refuses (a repeat with no occurrence left) is skipped like a file
     /// nudge cannot read. A folder with nothing in it while the list has several items is taken for a disk not
     /// mounted, not every task done: it is unavailable, and the items stay. Every event says it came from the
     /// folder (`source: vdir`).
     public mutating func applyFolder(listID: Int, _ contents: FolderContents) throws(ModelError) -> Outcome {
         guard let list = library.list(id: listID) else { throw .unknownList(listID) }
         guard let link = list.link else { throw .notLinked(list.name) }
+        var contents = contents
+        // A few files read anew are beside the folder as the book took it last: unless it did (unread since nudged
+        // started or its store was reloaded, unavailable, taken for a disk not mounted), every file is looked at.
+        if case .read = folderStates[listID] {} else { contents.readAnew = nil }
         if contents.isBare, list.items.count > 1 {
             folderUnavailable(
                 listID: listID,
@@ -76,7 +81,7 @@ extension ReminderBook {
         let named = Set(contents.tasks.map(\.fileName))
         let kept = Set(contents.skipped.map(\.fileName))
         // A task whose file has no item takes over the item of its UID whose file is gone or skipped.
-        for entry in contents.tasks where byFile[entry.fileName] == nil {
+        for entry in contents.tasks where contents.readAnew(entry.fileName) && byFile[entry.fileName] == nil {
             guard let uid = entry.task.uid, let itemID = byUID[uid], var item = library.item(id: itemID),
                 let file = item.fileName, !named.contains(file)
             else { continue }
@@ -87,14 +92,14 @@ extension ReminderBook {
             try library.apply(change)
             outcome.changes.append(change)
         }
-        for (fileName, itemID) in byFile.sorted(by: { $0.key < $1.key })
+        for (fileName, itemID) in byFile.filter({ contents.readAnew($0.key) }).sorted(by: { $0.key < $1.key })
         where !named.contains(fileName) && !kept.contains(fileName) {
             outcome.append(contentsOf: try removeItemIgnoringLink(itemID: itemID))
         }
         // Items put on a day whose digest went out follow up together, once, as an import's do.
         heldFollowUps = []
         defer { heldFollowUps = nil }
-        for entry in contents.tasks {
+        for entry in contents.tasks where contents.readAnew(entry.fileName) {
             do {
                 try take(entry, into: byFile[entry.fileName], of: listID, link: link, outcome: &outcome)
             } catch {
@@ -102,8 +107,17 @@ extension ReminderBook {
             }
         }
         outcome.append(contentsOf: numbered(followUp(heldFollowUps ?? [], now: clock.now())))
+        // A task the model refused in a file not read anew stays refused.
+        if contents.readAnew != nil, case .read(let before, _, _) = folderStates[listID] {
+            skipped += before.filter { !contents.readAnew($0.fileName) && named.contains($0.fileName) }
+        }
+        let refused = Set(skipped.map(\.fileName))
         folderStates[listID] = .read(
             skipped: skipped.sorted { $0.fileName < $1.fileName },
+            limited: contents.tasks.compactMap { entry in
+                guard let why = entry.task.repeatLeftOut, !refused.contains(entry.fileName) else { return nil }
+                return SkippedFile(fileName: entry.fileName, reason: "taken without its repeat: " + why)
+            },
             otherFiles: contents.otherFiles
         )
         return Self.fromFolder(outcome)
@@ -156,14 +170,27 @@ public struct FolderContents: Sendable {
     public var otherFiles: Int
     /// The collection's `displayname`, if it has one.
     public var displayName: String?
+    /// The files read anew since the reading the book took before, if only those were: the book looks at no other
+    /// (a file changed among ten thousand costs one file). Nil for the folder read whole.
+    public var readAnew: Set<String>?
 
     /// Nothing in the folder nudge looks at: no task, no file skipped or left alone, no `displayname`.
     public var isBare: Bool { tasks.isEmpty && skipped.isEmpty && otherFiles == 0 && displayName == nil }
 
-    public init(tasks: [FolderTask], skipped: [SkippedFile] = [], otherFiles: Int = 0, displayName: String? = nil) {
+    public init(
+        tasks: [FolderTask],
+        skipped: [SkippedFile] = [],
+        otherFiles: Int = 0,
+        displayName: String? = nil,
+        readAnew: Set<String>? = nil
+    ) {
         self.tasks = tasks
         self.skipped = skipped
         self.otherFiles = otherFiles
         self.displayName = displayName
+        self.readAnew = readAnew
     }
+
+    /// Whether the file `name` was read anew (every file, for the folder read whole).
+    func readAnew(_ name: String) -> Bool { readAnew?.contains(name) ?? true }
 }

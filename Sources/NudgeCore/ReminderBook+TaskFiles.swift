@@ -48,17 +48,18 @@ extension ReminderBook {
 
     /// What to write to item `itemID`'s file for `edit`, or nil if the item holds it already (nothing is written).
     /// nudge owns the task's SUMMARY, DUE (and DURATION, which DUE replaces), PRIORITY, its completion (STATUS,
-    /// COMPLETED, PERCENT-COMPLETE), and its alarms where a due date moved from a day to a time or back (their
-    /// triggers count from DUE, which means its day's start for a day); any other field of an item kept in a folder
-    /// is the file's, and its edit is refused, saying where to make it.
+    /// COMPLETED, PERCENT-COMPLETE), and its alarms: an edit of whether it reminds or of its warnings, or a due date
+    /// moved from a day to a time or back (their triggers count from DUE, which means its day's start for a day),
+    /// replaces the task's alarms with nudge's own. Any other field of an item kept in a folder is the file's, and
+    /// its edit is refused, saying where to make it; so is a due time that does not remind where the link reminds at
+    /// due times (a task without alarms there reminds at its due time).
     public func fileChange(editing itemID: Int, _ edit: ItemEdit) throws(ModelError) -> TaskFileChange? {
         let (item, list, link) = try linkedItem(itemID)
         let file = link.folder + "/" + (item.fileName ?? "")
         let refused = [
-            edit.shouldRemind.map { _ in "whether it reminds" }, edit.listID.map { _ in "its list" },
-            edit.repeatRule.map { _ in "its repeat" }, edit.repeatAfter.map { _ in "its repeat" },
-            edit.clearsRepeat ? "its repeat" : nil, edit.catchUp.map { _ in "its catch-up" },
-            edit.clearsCatchUp ? "its catch-up" : nil, edit.warnings.map { _ in "its alarms" },
+            edit.listID.map { _ in "its list" }, edit.repeatRule.map { _ in "its repeat" },
+            edit.repeatAfter.map { _ in "its repeat" }, edit.clearsRepeat ? "its repeat" : nil,
+            edit.catchUp.map { _ in "its catch-up" }, edit.clearsCatchUp ? "its catch-up" : nil,
         ].compactMap { $0 }
         if let what = refused.first { throw ModelError.notWrittenBack(itemID, what: what, file: file) }
         let now = clock.now()
@@ -100,17 +101,29 @@ extension ReminderBook {
             } else {
                 rewrite.removing.insert("DUE")
             }
-            if (edited.dueDay == nil) != (item.dueDay == nil), let due = edited.dueDate, item.dueDate != nil {
-                rewrite.replacingAlarms =
-                    edited.shouldRemind
-                    ? CalendarInterchange.alarmLines(
-                        text: ICalendarText.escaped(edited.text),
-                        due: due,
-                        dueDay: edited.dueDay,
-                        warnings: edited.warnings,
-                        timeZone: timeZone
-                    ) : []
+        }
+        let changesAlarms = edited.shouldRemind != item.shouldRemind || edited.warnings != item.warnings
+        let movesDueKind = changesDue && (edited.dueDay == nil) != (item.dueDay == nil) && item.dueDate != nil
+        if changesAlarms, edited.dueDate == nil {
+            throw ModelError.notWrittenBack(itemID, what: "alarms of a task without a due date", file: file)
+        }
+        if changesAlarms || movesDueKind, let due = edited.dueDate {
+            if !edited.shouldRemind, edited.dueDay == nil, link.remindsAtDue {
+                throw ModelError.notWrittenBack(
+                    itemID,
+                    what: "a due time that does not remind (the link reminds at due times)",
+                    file: file
+                )
             }
+            rewrite.replacingAlarms =
+                edited.shouldRemind
+                ? CalendarInterchange.alarmLines(
+                    text: ICalendarText.escaped(edited.text),
+                    due: due,
+                    dueDay: edited.dueDay,
+                    warnings: edited.warnings,
+                    timeZone: timeZone
+                ) : []
         }
         var kind = TaskFileChange.Kind.rewrite(rewrite)
         switch checks {

@@ -3,14 +3,16 @@ import Logging
 import NudgeCalendar
 import NudgeCore
 import NudgeSystem
+import NudgeVdir
 import ServiceLifecycle
 import Synchronization
 
 /// Follows the linked lists' folders while nudged runs (`FolderNotifier`, inotify): a task file created, written,
-/// renamed over, removed or changed in its mode brings the list to its folder again, as at start
-/// (`ReminderBook.applyFolder`, which changes only what differs). A folder removed or moved away is read as
-/// unavailable, and its parent is watched for its return, when it is read again; an overflow of the kernel's queue
-/// reads every folder again. Nothing is polled.
+/// renamed over, removed or changed in its mode is read again, and the list brought to it as at start
+/// (`ReminderBook.applyFolder`, which changes only what differs); the other files are not read again (the folder is
+/// listed), so a change costs its files, not the folder's. A folder removed or moved away is read as unavailable,
+/// and its parent is watched for its return, when it is read again whole; an overflow of the kernel's queue reads
+/// every folder again whole. Nothing is polled.
 ///
 /// One task does all of it, in order: the changes the kernel reports and the requests to follow the lists as the book
 /// has them now (`follow()`, after a link or an unlink) gather while a round runs, and the next round takes them all
@@ -30,8 +32,8 @@ final class FolderWatcher: Service, Sendable {
     private struct Pending {
         var changes: [FolderNotifier.Change] = []
         var follow = false
-        /// Lists to read again, whatever the kernel reported, with their folders.
-        var readAgain: [Int: String] = [:]
+        /// Lists to read again, whatever the kernel reported, with their folders and the files to read.
+        var readAgain: [Int: FolderRead] = [:]
         /// Lists whose folder nudge is writing to, with how many writes are under way (`holding`).
         var held: [Int: Int] = [:]
         /// How many writes to each list's folder began since nudged started: a reading that a write overlapped is
@@ -41,6 +43,12 @@ final class FolderWatcher: Service, Sendable {
 
     private final class PendingWork: Sendable {
         let state = Mutex(Pending())
+    }
+
+    /// A linked list's folder to read again: the files `names`, or (nil) the whole folder.
+    fileprivate struct FolderRead {
+        let folder: String
+        var names: Set<String>?
     }
 
     /// One linked list a watch is for, and whether it watches the folder's parent while the folder is gone.
@@ -76,13 +84,14 @@ final class FolderWatcher: Service, Sendable {
         }
         follow()
         var watched: [Int32: [Watched]] = [:]
+        var taken: [Int: VdirCollection] = [:]
         await withGracefulShutdownHandler {
             for await _ in wakeUps {
-                let taken = pending.state.withLock { pending in
+                let work = pending.state.withLock { pending in
                     defer { pending = Pending(held: pending.held, writesBegun: pending.writesBegun) }
                     return pending
                 }
-                await round(taken, watched: &watched, notifier: notifier)
+                await round(work, watched: &watched, taken: &taken, notifier: notifier)
             }
         } onGracefulShutdown: { [wake] in
             wake.finish()
@@ -123,17 +132,24 @@ final class FolderWatcher: Service, Sendable {
 
     /// Asks for list `listID`'s folder to be read in the next round: a reading was not taken for a write beside it.
     func readLater(listID: Int, folder: String) {
-        pending.state.withLock { $0.readAgain[listID] = folder }
+        pending.state.withLock { $0.readAgain[listID] = FolderRead(folder: folder, names: nil) }
         wake.yield()
     }
 
-    /// Reads again each folder the changes touched, once however many of its files changed.
-    private func round(_ taken: Pending, watched: inout [Int32: [Watched]], notifier: FolderNotifier) async {
-        var lists = taken.readAgain
-        var refollow = taken.follow
-        for change in taken.changes {
+    /// Reads again the files the changes touched, each folder once however many of its files changed; `taken` is each
+    /// list's reading the book took last, which the next reads only the changed files of.
+    private func round(
+        _ work: Pending,
+        watched: inout [Int32: [Watched]],
+        taken: inout [Int: VdirCollection],
+        notifier: FolderNotifier
+    ) async {
+        var lists = work.readAgain
+        var refollow = work.follow
+        func read(_ listID: Int, _ folder: String, _ names: Set<String>?) { lists.read(listID, folder, names) }
+        for change in work.changes {
             if change.overflowed {
-                for entry in watched.values.joined() { lists[entry.listID] = entry.folder }
+                for entry in watched.values.joined() { read(entry.listID, entry.folder, nil) }
                 refollow = true
                 continue
             }
@@ -145,20 +161,24 @@ final class FolderWatcher: Service, Sendable {
                 } else if change.folderGone {
                     refollow = true
                 }
-                lists[entry.listID] = entry.folder
+                read(entry.listID, entry.folder, entry.isParent ? nil : change.name.map { [$0] })
             }
         }
         repeat {
             if refollow {
                 refollow = false
-                for (listID, folder) in await rewatch(&watched, notifier: notifier) { lists[listID] = folder }
+                for (listID, folder) in await rewatch(&watched, notifier: notifier) { read(listID, folder, nil) }
             }
-            for (listID, folder) in lists.sorted(by: { $0.key < $1.key }) {
+            for (listID, request) in lists.sorted(by: { $0.key < $1.key }) {
                 // A folder found gone on the way: its parent is watched instead, for its return.
-                if await !rescan(listID: listID, folder: folder) { refollow = true }
+                if await !rescan(listID: listID, request, taken: &taken) { refollow = true }
             }
             lists = [:]
         } while refollow
+        // A list unlinked, or linked to another folder, or whose folder is gone: read whole when it is read next.
+        taken = taken.filter { listID, collection in
+            watched.values.joined().contains { $0.listID == listID && $0.folder == collection.folder && !$0.isParent }
+        }
     }
 
     /// Makes the watches match the linked lists: each linked folder watched, or its parent while it cannot be, and
@@ -191,45 +211,78 @@ final class FolderWatcher: Service, Sendable {
         return anew
     }
 
-    /// Reads list `listID`'s folder and brings the list to it; false if the folder could not be listed.
-    private func rescan(listID: Int, folder: String) async -> Bool {
+    /// Reads list `listID`'s folder as `request` asks (whole, or a few files again beside the reading the book took
+    /// last, `taken`) and brings the list to it; false if the folder could not be listed.
+    private func rescan(listID: Int, _ request: FolderRead, taken: inout [Int: VdirCollection]) async -> Bool {
         guard let (timeZone, zones) = try? await service.read({ book in (book.timeZone, book.zones) }) else {
+            // Stopping: nothing more is read. Else the next reading is whole, for the files this one leaves out.
+            taken[listID] = nil
             return true
         }
+        let folder = request.folder
         let writesBefore = pending.state.withLock { $0.writesBegun[listID] }
-        let contents = await LinkedFolders.read(folder, timeZone: timeZone, zones: zones)
-        let reading = LinkedFolders.Reading(listID: listID, folder: folder, contents: contents)
+        let collection = await LinkedFolders.collection(
+            folder,
+            again: request.names,
+            of: taken[listID],
+            timeZone: timeZone,
+            zones: zones
+        )
+        let reading = LinkedFolders.Reading(listID: listID, folder: folder, contents: collection.map(\.contents))
         do {
-            let newlySkipped = try await service.write { [pending] book in
+            let (isTaken, newlySkipped) = try await service.write { [pending] book in
                 // Asked in the loop's turn, where a write's taking is ordered: a write of nudge's under way
                 // (`holding`), or one since the reading began, which may have seen the file before it or after. The
-                // folder is read again once the book has taken the write (its end wakes the next round); else the
+                // files are read again once the book has taken the write (its end wakes the next round); else the
                 // book would take the folder as it was before the user's change, or take that change as the
                 // folder's.
                 let overlapped = pending.state.withLock { pending in
                     guard pending.held[listID] != nil || pending.writesBegun[listID] != writesBefore else {
                         return false
                     }
-                    pending.readAgain[listID] = folder
+                    pending.readAgain.read(listID, folder, request.names)
                     return true
                 }
-                if overlapped { return ([SkippedFile](), ReminderBook.Outcome()) }
+                if overlapped { return ((false, [SkippedFile]()), ReminderBook.Outcome()) }
                 let before = book.folderStates[listID]
                 let outcome = book.apply([reading])
-                return (Self.newlySkipped(before: before, after: book.folderStates[listID]), outcome)
+                let after = book.folderStates[listID]
+                // Taken as the folder as it is: not passed over (linked elsewhere since), nor unavailable.
+                var isTaken = book.library.list(id: listID)?.link?.folder == folder
+                if case .read = after {} else { isTaken = false }
+                return ((isTaken, Self.newlySkipped(before: before, after: after)), outcome)
             }
             LinkedFolders.log(newlySkipped, in: folder, logger: logger)
+            // The next reading of a few files is beside this one, once the book has it.
+            taken[listID] = isTaken ? try? collection.get() : nil
         } catch {
             logger.warning("cannot bring in the tasks of \(folder): \(error)")
+            taken[listID] = nil
         }
-        if case .failure = contents { return false }
+        if case .failure = collection { return false }
         return true
     }
 
     /// The files skipped now that were not before, for the log: a file is said once, not at every change beside it.
     private static func newlySkipped(before: FolderState?, after: FolderState?) -> [SkippedFile] {
-        guard case .read(let now, _) = after else { return [] }
-        guard case .read(let earlier, _) = before else { return now }
+        guard case .read(let now, _, _) = after else { return [] }
+        guard case .read(let earlier, _, _) = before else { return now }
         return now.filter { !earlier.contains($0) }
+    }
+}
+
+extension [Int: FolderWatcher.FolderRead] {
+    /// Asks for the files `names` of list `listID`'s `folder` to be read (nil: the whole folder), with what is asked
+    /// already; the whole folder, if what is asked is of another folder (the list linked elsewhere since).
+    fileprivate mutating func read(_ listID: Int, _ folder: String, _ names: Set<String>?) {
+        guard let asked = self[listID], asked.folder == folder else {
+            self[listID] = FolderWatcher.FolderRead(folder: folder, names: self[listID] == nil ? names : nil)
+            return
+        }
+        guard let more = names, let known = asked.names else {
+            self[listID] = FolderWatcher.FolderRead(folder: folder, names: nil)
+            return
+        }
+        self[listID] = FolderWatcher.FolderRead(folder: folder, names: known.union(more))
     }
 }

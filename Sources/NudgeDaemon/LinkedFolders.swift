@@ -19,10 +19,27 @@ enum LinkedFolders {
     static func read(_ folder: String, timeZone: TimeZone, zones: ZoneRulesStore) async
         -> Result<FolderContents, VdirError>
     {
+        await collection(folder, timeZone: timeZone, zones: zones).map(\.contents)
+    }
+
+    /// `folder` read whole, or, with the collection read before (`previous`, of the same folder), only the files
+    /// `names` again (`VdirCollection.reading`): whole, if the folder is no longer the directory read before.
+    static func collection(
+        _ folder: String,
+        again names: Set<String>? = nil,
+        of previous: VdirCollection? = nil,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
+    ) async -> Result<VdirCollection, VdirError> {
         do {
             return try await NIOThreadPool.singleton.runIfActive {
-                Result { () throws(VdirError) in
-                    try VdirCollection.read(folder, timeZone: timeZone, zones: zones).contents
+                if let names, let previous, previous.folder == folder,
+                    let collection = try? previous.reading(names, timeZone: timeZone, zones: zones)
+                {
+                    return .success(collection)
+                }
+                return Result { () throws(VdirError) in
+                    try VdirCollection.read(folder, timeZone: timeZone, zones: zones)
                 }
             }
         } catch {

@@ -74,6 +74,11 @@ extension VdirCollection {
                         path: change.folder + "/" + name,
                         reason: "written, but it holds no task"
                     )
+                case .gone:
+                    throw VdirError.unwritable(
+                        path: change.folder + "/" + name,
+                        reason: "written, but gone before it was read back"
+                    )
                 }
             }
         }

@@ -9,9 +9,9 @@ import SystemPackage
 /// server: one item per `.ics` file, each written whole (a temporary file renamed over it), and beside them the
 /// collection's metadata files (`displayname`, `color`).
 ///
-/// What nudge takes of one, read as a whole: each file holding a task (VTODO) is one task; a file of other components
-/// (events, journals) is left alone; a file nudge cannot take as one task is skipped, and said why, so that fixing it
-/// brings the task in. Reading changes nothing in the folder.
+/// What nudge takes of one, read as a whole (or, after a change of a few files, those files again): each file holding
+/// a task (VTODO) is one task; a file of other components (events, journals) is left alone; a file nudge cannot take
+/// as one task is skipped, and said why, so that fixing it brings the task in. Reading changes nothing in the folder.
 public struct VdirCollection: Sendable {
     /// A task of the folder, with the file it is in.
     public struct Entry: Sendable {
@@ -23,13 +23,31 @@ public struct VdirCollection: Sendable {
     }
 
     /// The folder's `displayname`, its first line, if it has one.
-    public let displayName: String?
+    public private(set) var displayName: String?
     /// By file name.
     public let entries: [Entry]
     /// Files that hold a task nudge cannot take, and why (the line where the grammar says one), by file name.
     public let skipped: [SkippedFile]
     /// Files of other components (VEVENT, VJOURNAL), left alone.
     public let otherFiles: Int
+    /// The files read anew since the collection read before (`reading(_:timeZone:zones:)`), with those whose
+    /// standing that may change (the other files of their UIDs: the first by name is the task); nil for the folder
+    /// read whole.
+    public let readAnew: Set<String>?
+
+    /// The folder, as the link names it.
+    public let folder: String
+    /// As `realpath` spells it, and the directory it was then.
+    private let resolvedFolder: String
+    private let folderInode: UInt64
+    /// What each task file (a name ending in `.ics`) held, by name.
+    private let files: [String: FileReading]
+    /// The task files that are symbolic links (to another file of the folder): a change of their target names the
+    /// target alone, so each reading reads them again.
+    private let links: Set<String>
+    /// The zone and the rules its tasks' times were evaluated in.
+    private let timeZone: TimeZone
+    private let zones: ZoneRulesStore
 
     /// As RFC 5545 files sent to `POST /v1/import`: a vdir file holds one item, and one this large is no task.
     public static let maximumFileSize = 1 << 20
@@ -38,23 +56,111 @@ public struct VdirCollection: Sendable {
     /// zones of `zones`. Throws `VdirError.unavailable` if the folder cannot be listed: the caller keeps what it read
     /// before (a disk not mounted is not every task removed).
     public static func read(_ folder: String, timeZone: TimeZone, zones: ZoneRulesStore) throws(VdirError) -> Self {
-        let resolvedFolder: String
+        let (resolvedFolder, folderInode) = try resolve(folder)
         let names: [String]
         do throws(Errno) {
-            resolvedFolder = try SystemCall.resolvedPath(folder)
             // opendir says ENOTDIR of a file.
-            names = try SystemCall.directoryEntries(resolvedFolder).sorted()
+            names = try SystemCall.directoryEntries(resolvedFolder)
         } catch {
             throw VdirError.unavailable(folder: folder, reason: error.description)
         }
+        var files: [String: FileReading] = [:]
+        var links: Set<String> = []
+        for name in names where isTaskFileName(name) {
+            let (reading, isLink) = readFileNotingLink(name, in: resolvedFolder, timeZone: timeZone, zones: zones)
+            files[name] = reading
+            if isLink { links.insert(name) }
+        }
+        return VdirCollection(
+            folder: folder,
+            resolvedFolder: resolvedFolder,
+            folderInode: folderInode,
+            files: files,
+            links: links,
+            displayName: displayName(in: resolvedFolder),
+            readAnew: nil,
+            timeZone: timeZone,
+            zones: zones
+        )
+    }
+
+    /// The collection with the files `names` of its folder read again (gone, made, or changed), and its
+    /// `displayname` if it is among them: a change of a few files reads those files, not the folder. The folder is
+    /// listed all the same (a file made or gone whose name the caller missed, a rename seen half, is read too), and
+    /// so is each symbolic link read again. Reads the folder whole if the zone or its rules differ from the
+    /// collection's. Throws `VdirError.unavailable` if the folder is no longer the directory it was (moved away,
+    /// another made in its place), before or after the files are read: the caller reads it whole.
+    public func reading(_ names: Set<String>, timeZone: TimeZone, zones: ZoneRulesStore) throws(VdirError) -> Self {
+        guard timeZone == self.timeZone, zones === self.zones else {
+            return try Self.read(folder, timeZone: timeZone, zones: zones)
+        }
+        let replaced = VdirError.unavailable(folder: folder, reason: "it is no longer the directory that was read")
+        guard try Self.resolve(folder) == (resolvedFolder, folderInode) else { throw replaced }
+        let listed: Set<String>
+        do throws(Errno) {
+            listed = Set(try SystemCall.directoryEntries(resolvedFolder).filter(Self.isTaskFileName))
+        } catch {
+            throw VdirError.unavailable(folder: folder, reason: error.description)
+        }
+        var files = self.files
+        var links = self.links
+        var changedUIDs: Set<String> = []
+        let known = Set(files.keys)
+        var readAnew = names.union(links).union(listed.subtracting(known)).union(known.subtracting(listed))
+        for name in readAnew where Self.isTaskFileName(name) {
+            if let uid = files[name]?.uid { changedUIDs.insert(uid) }
+            let (reading, isLink) = Self.readFileNotingLink(
+                name,
+                in: resolvedFolder,
+                timeZone: timeZone,
+                zones: zones
+            )
+            files[name] = reading
+            if let uid = reading.uid { changedUIDs.insert(uid) }
+            if isLink { links.insert(name) } else { links.remove(name) }
+        }
+        guard try Self.resolve(folder) == (resolvedFolder, folderInode) else { throw replaced }
+        // Which file of a UID is its task depends on the others of that UID.
+        if !changedUIDs.isEmpty {
+            for (name, reading) in files where reading.uid.map(changedUIDs.contains) == true { readAnew.insert(name) }
+        }
+        var read = VdirCollection(of: self, files: files, links: links, readAnew: readAnew)
+        if names.contains("displayname") { read.displayName = Self.displayName(in: resolvedFolder) }
+        return read
+    }
+
+    /// `collection`'s folder, zone and name, with `files` read.
+    private init(of collection: Self, files: [String: FileReading], links: Set<String>, readAnew: Set<String>) {
+        self.init(
+            folder: collection.folder,
+            resolvedFolder: collection.resolvedFolder,
+            folderInode: collection.folderInode,
+            files: files,
+            links: links,
+            displayName: collection.displayName,
+            readAnew: readAnew,
+            timeZone: collection.timeZone,
+            zones: collection.zones
+        )
+    }
+
+    private init(
+        folder: String,
+        resolvedFolder: String,
+        folderInode: UInt64,
+        files: [String: FileReading],
+        links: Set<String>,
+        displayName: String?,
+        readAnew: Set<String>?,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
+    ) {
         var entries: [Entry] = []
         var skipped: [SkippedFile] = []
         var otherFiles = 0
         var fileOfUID: [String: String] = [:]
-        // vdirsyncer and todoman write a temporary file first, under a name of their own, then rename it: only
-        // `.ics` names are items, and hidden ones are such temporaries.
-        for name in names where name.hasSuffix(".ics") && !name.hasPrefix(".") {
-            switch readFile(name, in: resolvedFolder, timeZone: timeZone, zones: zones) {
+        for (name, reading) in files.sorted(by: { $0.key < $1.key }) {
+            switch reading {
             case .task(let task, let stamp):
                 if let uid = task.uid, let first = fileOfUID[uid] {
                     skipped.append(
@@ -68,14 +174,23 @@ public struct VdirCollection: Sendable {
                 skipped.append(SkippedFile(fileName: name, reason: reason))
             case .other:
                 otherFiles += 1
+            case .gone:
+                continue
             }
         }
-        return VdirCollection(
-            displayName: displayName(in: resolvedFolder),
-            entries: entries,
-            skipped: skipped,
-            otherFiles: otherFiles
-        )
+        self.folder = folder
+        self.resolvedFolder = resolvedFolder
+        self.folderInode = folderInode
+        let present = files.filter { if case .gone = $0.value { false } else { true } }
+        self.files = present
+        self.links = links.filter { present[$0] != nil }
+        self.displayName = displayName
+        self.entries = entries
+        self.skipped = skipped
+        self.otherFiles = otherFiles
+        self.readAnew = readAnew
+        self.timeZone = timeZone
+        self.zones = zones
     }
 
     /// What the folder holds, as the book takes it (`ReminderBook.applyFolder`).
@@ -84,14 +199,34 @@ public struct VdirCollection: Sendable {
             tasks: entries.map { FolderTask(fileName: $0.fileName, task: $0.task, stamp: $0.stamp) },
             skipped: skipped,
             otherFiles: otherFiles,
-            displayName: displayName
+            displayName: displayName,
+            readAnew: readAnew
         )
     }
+
+    /// `folder` as `realpath` spells it, and its inode; `VdirError.unavailable` if it cannot be resolved.
+    private static func resolve(_ folder: String) throws(VdirError) -> (String, UInt64) {
+        do throws(Errno) {
+            let resolved = try SystemCall.resolvedPath(folder)
+            return (resolved, try SystemCall.fileStatus(resolved, followingLinks: false).inode)
+        } catch {
+            throw VdirError.unavailable(folder: folder, reason: error.description)
+        }
+    }
+
+    /// vdirsyncer and todoman write a temporary file first, under a name of their own, then rename it: only `.ics`
+    /// names are items, and hidden ones are such temporaries.
+    private static func isTaskFileName(_ name: String) -> Bool { name.hasSuffix(".ics") && !name.hasPrefix(".") }
 
     enum FileReading {
         case task(CalendarTask, FileStamp)
         case skipped(String)
         case other
+        /// Not there (read again after a change: removed, or renamed away).
+        case gone
+
+        /// The UID of the task it holds.
+        var uid: String? { if case .task(let task, _) = self { task.uid } else { nil } }
     }
 
     static func readFile(
@@ -100,12 +235,44 @@ public struct VdirCollection: Sendable {
         timeZone: TimeZone,
         zones: ZoneRulesStore
     ) -> FileReading {
+        readFileNotingLink(name, in: folder, timeZone: timeZone, zones: zones).reading
+    }
+
+    /// What file `name` of `folder` holds, and whether it is a symbolic link.
+    private static func readFileNotingLink(
+        _ name: String,
+        in folder: String,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore
+    ) -> (reading: FileReading, isLink: Bool) {
+        var isLink = false
+        return (read(name, in: folder, timeZone: timeZone, zones: zones, isLink: &isLink), isLink)
+    }
+
+    private static func read(
+        _ name: String,
+        in folder: String,
+        timeZone: TimeZone,
+        zones: ZoneRulesStore,
+        isLink: inout Bool
+    ) -> FileReading {
+        // A name that is not UTF-8 cannot be spelled back to the kernel.
+        guard !name.unicodeScalars.contains("\u{FFFD}") else {
+            return .skipped("its name is not UTF-8 text: give it one that is")
+        }
         let path = folder + "/" + name
         let bytes: [UInt8]
         let status: FileStatus
         do throws(Errno) {
             var target = path
-            if try SystemCall.fileStatus(path, followingLinks: false).kind == .symbolicLink {
+            var found: FileStatus
+            do throws(Errno) {
+                found = try SystemCall.fileStatus(path, followingLinks: false)
+            } catch .noSuchFileOrDirectory {
+                return .gone
+            }
+            if found.kind == .symbolicLink {
+                isLink = true
                 // Another user's link must not make nudge read, or later write, a file outside the folder.
                 target = try SystemCall.resolvedPath(path)
                 guard target.hasPrefix(folder + "/"), !target.dropFirst(folder.count + 1).contains("/") else {
@@ -113,8 +280,9 @@ public struct VdirCollection: Sendable {
                         "a symbolic link out of the folder (to \(target)): nudge reads the folder's own files"
                     )
                 }
+                found = try SystemCall.fileStatus(target, followingLinks: false)
             }
-            status = try SystemCall.fileStatus(target, followingLinks: false)
+            status = found
             guard status.kind == .regular else { return .skipped("not a regular file") }
             guard let read = try SystemCall.contents(ofFile: target, limit: maximumFileSize) else {
                 return .skipped("larger than 1 MiB: a task's file is far smaller; split it or remove it")

@@ -283,12 +283,13 @@ enum Render {
         )
     }
 
-    /// A linked list's folder and how it stood when last read: `linked to /path: ok, 12 tasks, 1 skipped`.
+    /// A linked list's folder and how it stood when last read: `linked to /path: ok, 1 skipped, 2 limited`.
     static func linkText(_ link: Components.Schemas.ListLink) -> String {
         let state: String =
             switch link.state {
             case .ok:
                 "ok" + (link.skipped.isEmpty ? "" : ", \(link.skipped.count) skipped")
+                    + (link.limited.isEmpty ? "" : ", \(link.limited.count) limited")
                     + (link.otherFiles == 0 ? "" : ", \(link.otherFiles) other files left alone")
             case .unavailable: "unavailable: " + oneLine(link.reason ?? "")
             case .unread: "not read yet"

@@ -214,6 +214,36 @@ import Testing
         try await todo("delete", "--yes", try await todo.number(of: "Renew the passport"))
         _ = try await items(sandbox, daemon, when: "the task removed") { $0.keys.sorted() == ["Pay rent"] }
 
+        // A second file of a task's UID is skipped; the first removed, the second holds the task, the same item. Only
+        // the files the kernel names are read again, and those of the UIDs they hold.
+        let rentFile = try #require(moved["Pay rent"]?["file"] as? String)
+        try FileManager.default.copyItem(atPath: folder + "/" + rentFile, toPath: folder + "/zz-copy.ics")
+        try await daemon.eventually("the copy skipped") {
+            try await sandbox.nudge("lists").stdout.contains("ok, 1 skipped")
+        }
+        try FileManager.default.removeItem(atPath: folder + "/" + rentFile)
+        let copied = try await items(sandbox, daemon, when: "the copy taken") {
+            $0["Pay rent"]?["file"] as? String == "zz-copy.ics"
+        }
+        #expect(copied["Pay rent"]?["itemID"] as? Int == rentID)
+        #expect(!(try await sandbox.nudge("lists").stdout.contains("skipped")), "nothing skipped now")
+
+        // A repeat nudge cannot follow exactly is its one occurrence, and `nudge lists` says so.
+        try [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO", "UID:weekly",
+            "SUMMARY:Weekly review",
+            "DTSTART:20270110T090000Z", "DUE:20270111T170000Z", "RRULE:FREQ=WEEKLY;BYDAY=MO", "END:VTODO",
+            "END:VCALENDAR", "",
+        ].joined(separator: "\r\n").write(toFile: folder + "/weekly.ics", atomically: true, encoding: .utf8)
+        try await daemon.eventually("the repeat said limited") {
+            try await sandbox.nudge("lists").stdout.contains("ok, 1 limited")
+        }
+        let limited = try await readList(sandbox, daemon)["link"] as? [String: Any]
+        let why = (limited?["limited"] as? [[String: Any]])?.first?["reason"] as? String
+        #expect(why?.hasPrefix("taken without its repeat: its RRULE places its starts") == true, "\(limited ?? [:])")
+        try FileManager.default.removeItem(atPath: folder + "/weekly.ics")
+        _ = try await items(sandbox, daemon, when: "the repeat removed") { $0.keys.sorted() == ["Pay rent"] }
+
         // Moved away: unavailable, the item kept; moved back, with a task added meanwhile: read again.
         try FileManager.default.moveItem(atPath: folder, toPath: folder + ".away")
         try await daemon.eventually("the folder unavailable") {
@@ -342,6 +372,15 @@ import Testing
         #expect(try await sandbox.nudge("rm", String(stampsID)).status == 0)
         listed = try await todoman()
         #expect(listed["Buy stamps"] == nil && !FileManager.default.fileExists(atPath: folder + "/" + stampsFile))
+
+        // Its alarms are nudge's to write: a warning half an hour before replaces the task's alarms with nudge's
+        // own, and the item reads it back from the file.
+        let warned = try json(try await sandbox.nudge("edit", String(plantsID), "--warn", "30m", "--json"))
+        #expect((warned as? [String: Any])?["warnings"] as? [String] == ["PT30M"], "\(warned)")
+        let alarmed = try String(contentsOfFile: plantsFile, encoding: .utf8)
+        #expect(alarmed.contains("TRIGGER;RELATED=END:-PT30M") && alarmed.contains("ACTION:DISPLAY"), "\(alarmed)")
+        let silent = try await sandbox.nudge("edit", String(plantsID), "--no-remind")
+        #expect(silent.status == 1 && silent.stderr.contains("does not remind"), "\(silent)")
 
         // What nudge does not write is refused, saying what and where.
         let repeating = try await sandbox.nudge("edit", String(plantsID), "--repeat", "daily")

@@ -50,7 +50,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(items.map(\.calendarUID) == ["a", "b"])
         #expect(items[0].shouldRemind && !items[1].shouldRemind)
         #expect(book.scheduler.pendingReminders.map(\.itemID) == [items[0].itemID])
-        #expect(book.folderStates[listID] == .read(skipped: [], otherFiles: 0))
+        #expect(book.folderStates[listID] == .read(skipped: [], limited: [], otherFiles: 0))
     }
 
     @Test func theLinkCanSayADueDateAloneDoesNotRemind() throws {
@@ -93,7 +93,30 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         let outcome = try book.applyFolder(listID: listID, FolderContents(tasks: [], skipped: [skipped], otherFiles: 2))
         #expect(outcome.changes.isEmpty)
         #expect(items(book, listID).map(\.text) == ["one"])
-        #expect(book.folderStates[listID] == .read(skipped: [skipped], otherFiles: 2))
+        #expect(book.folderStates[listID] == .read(skipped: [skipped], limited: [], otherFiles: 2))
+    }
+
+    /// A repeat nudge cannot follow exactly is taken as its one occurrence, and the list says so of its file.
+    @Test func aRepeatNudgeCannotFollowIsTakenAsOneOccurrenceAndCountedAsLimited() throws {
+        let (book, listID) = try linkedBook([
+            try task(
+                "a.ics",
+                "weekly",
+                due: "20270111T170000Z",
+                extra: "DTSTART:20270110T090000Z\r\nRRULE:FREQ=WEEKLY;BYDAY=MO"
+            ),
+            try task("b.ics", "daily", due: "20270115T170000Z", extra: "RRULE:FREQ=DAILY"),
+        ])
+        #expect(items(book, listID).map { $0.repeatRule == nil } == [true, false])
+        guard case .read(let skipped, let limited, _) = book.folderStates[listID] else {
+            Issue.record("the folder was not read")
+            return
+        }
+        #expect(skipped.isEmpty)
+        #expect(limited.map(\.fileName) == ["a.ics"])
+        #expect(
+            limited.first?.reason.hasPrefix("taken without its repeat: its RRULE places its starts") == true
+        )
     }
 
     @Test func anUnavailableFolderKeepsEveryItemAndReminder() throws {
@@ -197,6 +220,58 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         _ = try book.applyFolder(listID: listID, FolderContents(tasks: [first], skipped: [duplicate]))
         #expect(items(book, listID).map(\.itemID) == [itemID] && items(book, listID).map(\.fileName) == ["0.ics"])
         #expect(book.scheduler.pendingCount == 1)
+    }
+
+    /// A change of a few files among many is read as those files (`FolderContents.readAnew`): the book looks at them
+    /// alone, and ends as the folder read whole would leave it, a task it refused in a file not read anew still
+    /// counted as skipped.
+    @Test func onlyTheFilesReadAnewAreLookedAtAndTheBookEndsAsAWholeReadingWouldLeaveIt() throws {
+        let refused = try task(
+            "z.ics",
+            "ended",
+            due: "20200101T090000Z",
+            extra: "RRULE:FREQ=DAILY;UNTIL=20200105T000000Z"
+        )
+        let kept = try task("c.ics", "three")
+        var (partial, listID) = try linkedBook([
+            try task("a.ics", "one"), try task("b.ics", "two", due: "20270116T170000Z"), kept, refused,
+        ])
+        guard case .read(let skippedAtLink, _, _) = partial.folderStates[listID] else {
+            Issue.record("the folder was not read")
+            return
+        }
+        #expect(skippedAtLink.map(\.fileName) == ["z.ics"])
+        var whole = partial
+        var then = FolderContents(tasks: [
+            try task("a.ics", "one, edited", due: "20270115T170000Z"), kept, try task("d.ics", "four"), refused,
+        ])
+        _ = try whole.applyFolder(listID: listID, then)
+        then.readAnew = ["a.ics", "b.ics", "d.ics"]
+        _ = try partial.applyFolder(listID: listID, then)
+        func shown(_ book: ReminderBook) -> [String] {
+            items(book, listID).map {
+                "\($0.itemID) \($0.text) \($0.fileName ?? "-") \($0.dueDate.map(\.description) ?? "-")"
+            }
+        }
+        #expect(shown(partial) == shown(whole))
+        #expect(shown(partial).count == 3)
+        #expect(partial.folderStates[listID] == whole.folderStates[listID])
+        #expect(partial.scheduler.pendingReminders.map(\.itemID) == whole.scheduler.pendingReminders.map(\.itemID))
+
+        // Beside a folder the book did not take as read (unavailable, say), every file is looked at.
+        var away = whole
+        away.folderUnavailable(listID: listID, reason: "moved away")
+        var gone = then
+        gone.tasks.removeFirst()
+        gone.readAnew = ["d.ics"]
+        _ = try away.applyFolder(listID: listID, gone)
+        #expect(!items(away, listID).map(\.text).contains("one, edited"), "a.ics's item goes with its file")
+
+        then.tasks[1] = try task("c.ics", "three, as a file not read anew")
+        then.readAnew = ["d.ics"]
+        let outcome = try partial.applyFolder(listID: listID, then)
+        #expect(outcome.changes.isEmpty && outcome.events.isEmpty)
+        #expect(items(partial, listID).map(\.text).contains("three"))
     }
 
     @Test func anEmptyFolderBehindSeveralItemsIsTakenForADiskNotMountedButOneItemMayGo() throws {

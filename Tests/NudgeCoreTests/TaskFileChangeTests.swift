@@ -63,9 +63,36 @@ private let stamp = FileStamp(size: 1, inode: 1, modified: 1, digest: [1])
         #expect(written.replacingAlarms?.contains("TRIGGER;RELATED=END:PT9H") == true, "\(written)")
     }
 
+    /// Its alarms are nudge's to write: an edit of its warnings or of whether it reminds replaces the task's alarms,
+    /// whatever they were, with nudge's own; a due time that does not remind cannot be said where the link reminds
+    /// at due times, nor alarms without a due date.
+    @Test func anEditOfItsAlarmsReplacesThemWithNudgesOwn() throws {
+        let (book, itemID) = try book([
+            "SUMMARY:Pay rent", "DUE:20270120T080000Z", "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT1H", "END:VALARM",
+        ])
+        let written = try #require(rewrite(try book.fileChange(editing: itemID, ItemEdit(warnings: [1800]))))
+        let alarms = try #require(written.replacingAlarms)
+        #expect(alarms.filter { $0 == "BEGIN:VALARM" }.count == 2, "\(alarms)")
+        #expect(alarms.contains("TRIGGER;RELATED=END:-PT30M") && alarms.contains("ACTION:DISPLAY"), "\(alarms)")
+        #expect(written.setting.isEmpty && written.removing.isEmpty)
+        let silent = #expect(throws: ModelError.self) {
+            try book.fileChange(editing: itemID, ItemEdit(shouldRemind: false))
+        }
+        #expect(
+            silent?.description.contains("a due time that does not remind") == true,
+            "\(String(describing: silent))"
+        )
+
+        let (undated, undatedID) = try self.book(["SUMMARY:Someday"])
+        let refused = #expect(throws: ModelError.self) {
+            try undated.fileChange(editing: undatedID, ItemEdit(warnings: [600]))
+        }
+        #expect(refused?.code == .linkedList)
+    }
+
     @Test func whatTheFileCannotSayIsRefusedSayingWhatAndWhere() throws {
         let (book, itemID) = try book(["SUMMARY:Water", "DUE:20270120T080000Z", "RRULE:FREQ=WEEKLY"])
-        for edit in [ItemEdit(dueDate: t0 + 14 * 86_400), ItemEdit(warnings: [600])] {
+        for edit in [ItemEdit(dueDate: t0 + 14 * 86_400), ItemEdit(repeatRule: "daily")] {
             #expect {
                 try book.fileChange(editing: itemID, edit)
             } throws: { error in

@@ -428,6 +428,7 @@ public enum CalendarInterchange {
             shouldRemind: false,
             warnings: [],
             repeatRule: nil,
+            repeatLeftOut: nil,
             notes: []
         )
         if status == "CANCELLED" { notes.append("it was cancelled: imported checked off") }
@@ -677,6 +678,11 @@ public enum CalendarInterchange {
         zones: ZoneRulesStore,
         notes: inout [String]
     ) {
+        /// The RRULE is not taken: the task is read as one occurrence, and says why.
+        func withoutRepeat(_ why: String) {
+            notes.append("imported without repeat: " + why)
+            task.repeatLeftOut = why
+        }
         let recurrence = component.property("RRULE")
         if let own = component.property("X-NUDGE-ONCALENDAR") {
             do {
@@ -702,9 +708,7 @@ public enum CalendarInterchange {
         case .none: break
         case .read(let read): start = read
         case .unreadable:
-            return notes.append(
-                "imported without repeat: its RRULE repeats its start (DTSTART), which nudge cannot read"
-            )
+            return withoutRepeat("its RRULE repeats its start (DTSTART), which nudge cannot read")
         }
         // RFC 5545 §3.8.5.3: the rule gives a to-do's starts, and each occurrence is due as long after its start as
         // DUE is after DTSTART. nudge repeats due dates, so it reads the rule from DUE: exact when the two are the
@@ -713,13 +717,13 @@ public enum CalendarInterchange {
             let why =
                 task.dueDate == nil
                 ? "it has no due date (DUE) for nudge to repeat" : "its due date is a DURATION after its start"
-            return notes.append("imported without repeat: its RRULE repeats its start (DTSTART), and \(why)")
+            return withoutRepeat("its RRULE repeats its start (DTSTART), and \(why)")
         }
         if let start, start.instant != anchor.instant {
             let placed = RecurrenceRuleMapping.byParts(of: rule.value)
             guard placed.isEmpty else {
-                return notes.append(
-                    "imported without repeat: its RRULE places its starts (\(placed.joined(separator: ";"))), and its "
+                return withoutRepeat(
+                    "its RRULE places its starts (\(placed.joined(separator: ";"))), and its "
                         + "due date is \(DurationText.short(abs(anchor.instant.timeIntervalSince(start.instant)))) "
                         + "away from its start, which no calendar expression of due dates says"
                 )
@@ -793,7 +797,7 @@ public enum CalendarInterchange {
             )
             task.repeatRule = try RepeatRule(recurrence.text, localZone: timeZone, zones: zones).expression
         } catch {
-            notes.append("imported without repeat: \(error.description)")
+            withoutRepeat(error.description)
         }
     }
 }

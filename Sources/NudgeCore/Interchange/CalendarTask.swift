@@ -23,6 +23,8 @@ public struct CalendarTask: Sendable, Equatable {
     public var repeatRule: String?
     /// Repeat after completion (its `X-NUDGE-REPEAT-AFTER`), in seconds; not with `repeatRule`.
     public var repeatAfter: TimeInterval?
+    /// Why its RRULE was not taken, if it has one nudge cannot repeat exactly: the task is read as one occurrence.
+    public var repeatLeftOut: String?
     /// What of the task was not imported as it was, and why.
     public var notes: [String]
 }

@@ -18,14 +18,16 @@ public struct ListLink: Sendable, Equatable {
 public enum FolderState: Sendable, Equatable {
     /// Not read since nudged started.
     case unread
-    /// Read: how many files were left alone (another program's events and journals), and the task files skipped,
-    /// each with why.
-    case read(skipped: [SkippedFile], otherFiles: Int)
+    /// Read: the task files skipped, each with why; those taken with less than they say (`limited`: a repeat nudge
+    /// cannot follow exactly, taken as one occurrence), each with why; and how many files were left alone (another
+    /// program's events and journals).
+    case read(skipped: [SkippedFile], limited: [SkippedFile], otherFiles: Int)
     /// The folder could not be listed (missing, not a directory, not readable): the list's items stay as last read.
     case unavailable(reason: String)
 }
 
-/// A file of a linked folder that holds a task nudge cannot take, and why. Its item, if it had one, stays as it was.
+/// A file of a linked folder that holds a task nudge cannot take, and why: its item, if it had one, stays as it was.
+/// Or one nudge takes with less than it says (`FolderState.read`'s `limited`), and what.
 public struct SkippedFile: Sendable, Equatable, CustomStringConvertible {
     public let fileName: String
     public let reason: String

@@ -268,7 +268,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         ModelError(
             code: .linkedList,
             description: "item \(itemID) is kept in \(file), and nudge does not write \(what) there (it writes the "
-                + "text, due date, priority and completion): change it with todoman or the program that syncs it"
+                + "text, due date, priority, alarms and completion): change it with todoman or the program that "
+                + "syncs it"
         )
     }
 

@@ -77,12 +77,12 @@ extension ReminderBook {
 
 extension Components.Schemas.ListLink {
     init(_ link: NudgeCore.ListLink, state: FolderState) {
-        var (skipped, otherFiles, reason): ([SkippedFile], Int, String?) = ([], 0, nil)
+        var (skipped, limited, otherFiles, reason): ([SkippedFile], [SkippedFile], Int, String?) = ([], [], 0, nil)
         let shown: StatePayload
         switch state {
         case .unread: shown = .unread
         case .unavailable(let why): (shown, reason) = (.unavailable, why)
-        case .read(let files, let others): (shown, skipped, otherFiles) = (.ok, files, others)
+        case .read(let files, let less, let others): (shown, skipped, limited, otherFiles) = (.ok, files, less, others)
         }
         self.init(
             folder: link.folder,
@@ -90,6 +90,7 @@ extension Components.Schemas.ListLink {
             state: shown,
             reason: reason,
             skipped: skipped.map { .init(file: $0.fileName, reason: $0.reason) },
+            limited: limited.map { .init(file: $0.fileName, reason: $0.reason) },
             otherFiles: otherFiles
         )
     }

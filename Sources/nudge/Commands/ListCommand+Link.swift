@@ -11,12 +11,15 @@ extension ListCommand {
                 The folder is a vdir collection: one .ics file per task, like those todoman writes and vdirsyncer \
                 syncs with Nextcloud, Radicale or any CalDAV server. It is the list's source of truth: each file \
                 holding a task (VTODO) is one item, reminding at its due time (unless --remind-due no); files of \
-                events are left alone, and a file nudge cannot take is skipped and listed with why in 'nudge lists'. \
+                events are left alone, and a file nudge cannot take is skipped, counted in 'nudge lists' (each with \
+                why in 'nudge lists --json'); so is a repeat nudge cannot follow exactly ("limited": the task is \
+                taken as its one occurrence). \
                 The folder's displayname, if it has one, names the list. nudged follows the folder as it changes, \
-                and reads it again when it starts. 'nudge done', 'undone', 'edit' (text, due date, priority), \
-                'add --list' and 'rm' write to the task's file, every other line of it kept, and never over a file \
-                another program changed since nudged read it (nudge says so; try again); a snooze stays in nudge. A \
-                list that does not exist is made; one with items of its own, or the default list, is refused.
+                and reads it again when it starts. 'nudge done', 'undone', 'edit' (text, due date, priority, \
+                warnings), 'add --list' and 'rm' write to the task's file, every other line of it kept, and never \
+                over a file another program changed since nudged read it (nudge says so; try again); a snooze stays \
+                in nudge. A list that does not exist is made; one with items of its own, or the default list, is \
+                refused.
 
                   nudge list link Work ~/.local/share/calendars/work
                   nudge list unlink Work      # the items leave nudge; the files stay
@@ -74,6 +77,9 @@ extension ListCommand {
                 Output.line("linked list \"\(linked.name)\" to \(path): \(tasks)")
                 for skipped in linked.link?.skipped ?? [] {
                     Output.line("  skipped \(skipped.file): \(skipped.reason)")
+                }
+                for limited in linked.link?.limited ?? [] {
+                    Output.line("  limited \(limited.file): \(limited.reason)")
                 }
             }
         }

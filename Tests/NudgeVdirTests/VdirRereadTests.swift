@@ -1,0 +1,119 @@
+import Foundation
+import NudgeCalendar
+import NudgeCore
+import PropertyBased
+import Testing
+
+@testable import NudgeVdir
+
+/// A change of a few files read as those files (`VdirCollection.reading`): what the watcher does on each change the
+/// kernel reports, so a folder of ten thousand costs one file a change.
+@Suite struct VdirRereadTests {
+    typealias Folder = VdirCollectionTests.Folder
+    static let zones = VdirCollectionTests.zones
+    static let files = ["a.ics", "b.ics", "c.ics", "d.ics"]
+
+    /// Makes change `step` in `folder`, as todoman, vdirsyncer or a user would, and returns the names the kernel
+    /// reports for it: a file of a task (of one of three UIDs, so two files often share one), of a task nudge
+    /// skips, or of an event, written whole or renamed over; a file removed or renamed to another's name; the
+    /// `displayname` written or removed; a symbolic link to another file (whose change names that file alone); a
+    /// file made or removed whose name the reader missed.
+    static func make(_ step: Int, in folder: Folder) throws -> Set<String> {
+        let kinds = 12
+        let name = files[step / kinds % files.count]
+        let other = files[(step / kinds + 1) % files.count]
+        let uid = "u\(step / (kinds * files.count) % 3)"
+        let path = folder.path + "/" + name
+        switch step % kinds {
+        case 0:
+            try folder.write(name, VdirCollectionTests.task(uid: uid, summary: "task \(step)"))
+        case 1:
+            try folder.write(name, VdirCollectionTests.task(uid: uid, summary: nil))
+        case 2:
+            try folder.write(name, "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:\(uid)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        case 3:
+            try? FileManager.default.removeItem(atPath: path)
+        case 4:
+            rename(path, folder.path + "/" + other)
+            return [name, other]
+        case 5:
+            try folder.write("displayname", "List \(uid)\n")
+            return ["displayname"]
+        case 6:
+            try? FileManager.default.removeItem(atPath: folder.path + "/displayname")
+            return ["displayname"]
+        case 7:
+            let temporary = "." + name + ".tmp"
+            try folder.write(temporary, VdirCollectionTests.task(uid: uid, summary: "renamed over \(step)"))
+            rename(folder.path + "/" + temporary, path)
+            return [temporary, name]
+        case 8:
+            // Same content, a new modification time (a `touch`): through a symbolic link, the kernel names its target.
+            utime(path, nil)
+            return [URL(fileURLWithPath: path).resolvingSymlinksInPath().lastPathComponent]
+        case 9:
+            try? FileManager.default.removeItem(atPath: path)
+            symlink(other, path)
+        case 10:
+            // A change of a file's content unseen is unseen: only a file made is found by its name.
+            let made = !FileManager.default.fileExists(atPath: path)
+            try folder.write(name, VdirCollectionTests.task(uid: uid, summary: "unseen \(step)"))
+            return made ? [] : [name]
+        default:
+            try? FileManager.default.removeItem(atPath: path)
+            return []
+        }
+        return [name]
+    }
+
+    /// What a reading says of each file, and of the folder.
+    static func shown(_ collection: VdirCollection) -> [String] {
+        collection.entries.map { "\($0.fileName): task \($0.task.uid ?? "-") \($0.task.text) \($0.stamp)" }
+            + collection.skipped.map { "\($0.fileName): skipped, \($0.reason)" }
+            + ["\(collection.otherFiles) other files, named \(collection.displayName ?? "-")"]
+    }
+
+    /// The files whose standing differs between two readings (a task and its file as read, or why it is skipped).
+    static func differing(_ before: VdirCollection, _ after: VdirCollection) -> Set<String> {
+        func standing(_ collection: VdirCollection) -> [String: String] {
+            var standing: [String: String] = [:]
+            for entry in collection.entries { standing[entry.fileName] = "task \(entry.stamp)" }
+            for file in collection.skipped { standing[file.fileName] = file.reason }
+            return standing
+        }
+        let (was, now) = (standing(before), standing(after))
+        return Set(was.keys).union(now.keys).filter { was[$0] != now[$0] }
+    }
+
+    @Test func readingTheChangedFilesAgainIsReadingTheWholeFolder() async throws {
+        await propertyCheck(count: 150, input: Gen.int(in: 0...1_999).array(of: 1...24)) { steps in
+            let folder = try Folder()
+            defer { folder.remove() }
+            var collection = try VdirCollection.read(folder.path, timeZone: .gmt, zones: Self.zones)
+            #expect(collection.readAnew == nil)
+            for step in steps {
+                let changed = try Self.make(step, in: folder)
+                let before = collection
+                collection = try collection.reading(changed, timeZone: .gmt, zones: Self.zones)
+                let whole = try VdirCollection.read(folder.path, timeZone: .gmt, zones: Self.zones)
+                #expect(Self.shown(collection) == Self.shown(whole), "after step \(step) of \(steps)")
+                let readAnew = collection.readAnew ?? []
+                #expect(Self.differing(before, whole).isSubset(of: readAnew), "after step \(step) of \(steps)")
+            }
+        }
+    }
+
+    @Test func aFolderMovedAwayIsNotReadAsEveryFileGone() throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        try folder.write("a.ics", VdirCollectionTests.task(uid: "a", summary: "one"))
+        let collection = try VdirCollection.read(folder.path, timeZone: .gmt, zones: Self.zones)
+        let away = folder.path + "-away"
+        defer { try? FileManager.default.removeItem(atPath: away) }
+        try FileManager.default.moveItem(atPath: folder.path, toPath: away)
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: false)
+        #expect(throws: VdirError.self) {
+            try collection.reading(["a.ics"], timeZone: .gmt, zones: Self.zones)
+        }
+    }
+}
