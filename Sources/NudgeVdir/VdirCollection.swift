@@ -85,39 +85,49 @@ public struct VdirCollection: Sendable {
     }
 
     /// The collection with the files `names` of its folder read again (gone, made, or changed), and its
-    /// `displayname` if it is among them: a change of a few files reads those files, not the folder. The folder is
-    /// listed all the same (a file made or gone whose name the caller missed, a rename seen half, is read too), and
-    /// so is each symbolic link read again. Reads the folder whole if the zone or its rules differ from the
-    /// collection's. Throws `VdirError.unavailable` if the folder is no longer the directory it was (moved away,
-    /// another made in its place), before or after the files are read: the caller reads it whole.
+    /// `displayname` if it is among them: a change of a few files reads those files, not the folder. Each symbolic
+    /// link is read again (a change of its target names the target); a file found gone lists the folder, for the
+    /// other half of a rename the caller has not heard of yet. Reads the folder whole if the zone or its rules differ
+    /// from the collection's. Throws `VdirError.unavailable` if the folder is no longer the directory it was (moved
+    /// away, another made in its place), before or after the files are read: the caller reads it whole.
     public func reading(_ names: Set<String>, timeZone: TimeZone, zones: ZoneRulesStore) throws(VdirError) -> Self {
         guard timeZone == self.timeZone, zones === self.zones else {
             return try Self.read(folder, timeZone: timeZone, zones: zones)
         }
         let replaced = VdirError.unavailable(folder: folder, reason: "it is no longer the directory that was read")
         guard try Self.resolve(folder) == (resolvedFolder, folderInode) else { throw replaced }
-        let listed: Set<String>
-        do throws(Errno) {
-            listed = Set(try SystemCall.directoryEntries(resolvedFolder).filter(Self.isTaskFileName))
-        } catch {
-            throw VdirError.unavailable(folder: folder, reason: error.description)
-        }
         var files = self.files
         var links = self.links
         var changedUIDs: Set<String> = []
-        let known = Set(files.keys)
-        var readAnew = names.union(links).union(listed.subtracting(known)).union(known.subtracting(listed))
-        for name in readAnew where Self.isTaskFileName(name) {
-            if let uid = files[name]?.uid { changedUIDs.insert(uid) }
-            let (reading, isLink) = Self.readFileNotingLink(
-                name,
-                in: resolvedFolder,
-                timeZone: timeZone,
-                zones: zones
-            )
-            files[name] = reading
-            if let uid = reading.uid { changedUIDs.insert(uid) }
-            if isLink { links.insert(name) } else { links.remove(name) }
+        func read(_ names: Set<String>) {
+            for name in names where Self.isTaskFileName(name) {
+                if let uid = files[name]?.uid { changedUIDs.insert(uid) }
+                let (reading, isLink) = Self.readFileNotingLink(
+                    name,
+                    in: resolvedFolder,
+                    timeZone: timeZone,
+                    zones: zones
+                )
+                files[name] = reading
+                if let uid = reading.uid { changedUIDs.insert(uid) }
+                if isLink { links.insert(name) } else { links.remove(name) }
+            }
+        }
+        var readAnew = names.union(links)
+        read(readAnew)
+        // A file gone may be half of a rename whose other half the caller has not heard of yet (the kernel's two
+        // events in two reads of its queue): the folder's listing finds the new name, which keeps the task.
+        if readAnew.contains(where: { self.files[$0] != nil && files[$0]?.isGone == true }) {
+            let listed: Set<String>
+            do throws(Errno) {
+                listed = Set(try SystemCall.directoryEntries(resolvedFolder).filter(Self.isTaskFileName))
+            } catch {
+                throw VdirError.unavailable(folder: folder, reason: error.description)
+            }
+            let present = Set(files.filter { !$0.value.isGone }.keys)
+            let more = listed.subtracting(present).union(present.subtracting(listed))
+            read(more)
+            readAnew.formUnion(more)
         }
         guard try Self.resolve(folder) == (resolvedFolder, folderInode) else { throw replaced }
         // Which file of a UID is its task depends on the others of that UID.
@@ -181,7 +191,7 @@ public struct VdirCollection: Sendable {
         self.folder = folder
         self.resolvedFolder = resolvedFolder
         self.folderInode = folderInode
-        let present = files.filter { if case .gone = $0.value { false } else { true } }
+        let present = files.filter { !$0.value.isGone }
         self.files = present
         self.links = links.filter { present[$0] != nil }
         self.displayName = displayName
@@ -227,6 +237,8 @@ public struct VdirCollection: Sendable {
 
         /// The UID of the task it holds.
         var uid: String? { if case .task(let task, _) = self { task.uid } else { nil } }
+
+        var isGone: Bool { if case .gone = self { true } else { false } }
     }
 
     static func readFile(
