@@ -13,8 +13,10 @@ public final class FolderNotifier: Sendable {
         public let watch: Int32
         /// The entry that changed; nil for the folder itself.
         public let name: String?
-        /// The kernel's queue overflowed: changes were lost, and every watched folder must be read again whole.
-        public let overflowed: Bool
+        /// Changes may have gone unreported: the kernel's queue overflowed, or a file system was mounted or unmounted
+        /// (which no watch hears: a folder mounted over is another folder). Every watched folder must be read again
+        /// whole, and watched again.
+        public let missedChanges: Bool
         /// The folder itself was removed or moved away (its watch is gone, or follows it elsewhere).
         public let folderGone: Bool
     }
@@ -74,13 +76,21 @@ public final class FolderNotifier: Sendable {
     private static func run(inotify: Int32, wakeFD: Int32, onChanges: @Sendable ([Change]) -> Void) {
         // Room for many events at once; one is at most 16 bytes and a name of NAME_MAX + 1.
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // The kernel wakes a poll of the mount table with POLLPRI when it changes (proc(5)), and that poll takes the
+        // change: no read is needed, nothing is polled on a timer. Without it (no /proc), mounts go unheard.
+        let mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        defer { if mounts >= 0 { _ = Glibc.close(mounts) } }
         while true {
             var descriptors = [
                 pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0),
             ]
             guard (try? SystemCall.poll(&descriptors, milliseconds: -1)) != nil else { return }
             if descriptors[1].revents != 0 { return }
+            if descriptors[2].revents != 0 {
+                onChanges([Change(watch: -1, name: nil, missedChanges: true, folderGone: false)])
+            }
             guard descriptors[0].revents != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
             guard count > 0 else {
@@ -107,7 +117,7 @@ public final class FolderNotifier: Sendable {
                 Change(
                     watch: event.wd,
                     name: name.isEmpty ? nil : String(decoding: name, as: UTF8.self),
-                    overflowed: mask & UInt32(IN_Q_OVERFLOW) != 0,
+                    missedChanges: mask & UInt32(IN_Q_OVERFLOW) != 0,
                     folderGone: mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0
                 )
             )

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// A list linked to a folder of task files that the real todoman keeps: nudged brings its tasks in as items, follows
@@ -256,6 +257,55 @@ import Testing
         _ = try await items(sandbox, daemon, when: "the folder back and read") {
             $0.keys.sorted() == ["Call the bank", "Pay rent"]
         }
+    }
+
+    /// Whether the tests may mount a file system (root with CAP_SYS_ADMIN, as on a machine; not in an unprivileged
+    /// container, where the test that needs it is skipped: docs/TESTING.md).
+    static let canMount: Bool = {
+        let point = NSTemporaryDirectory() + "nudge-mount-" + UUID().uuidString
+        guard (try? FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)) != nil else {
+            return false
+        }
+        defer { try? FileManager.default.removeItem(atPath: point) }
+        guard mount("tmpfs", point, "tmpfs", 0, nil) == 0 else { return false }
+        return umount2(point, 0) == 0
+    }()
+
+    /// A disk mounted over a linked folder while nudged runs, which no watch hears, is read and then followed; when
+    /// it goes again (unmounted), the folder left empty behind its items is a disk not mounted: they stay.
+    @Test(.enabled(if: canMount, "it mounts a tmpfs, which needs CAP_SYS_ADMIN (docs/TESTING.md)"))
+    func aDiskMountedOverALinkedFolderIsReadAndFollowedAndItsItemsStayWhenItGoes() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let folder = sandbox.path + "/disk"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let daemon = try await Daemon(sandbox, environment: ["TZ": "Europe/Berlin"])
+        defer { daemon.stop() }
+        #expect(try await sandbox.nudge("list", "link", "Disk", folder).status == 0)
+        _ = try await readList(sandbox, daemon)
+        func task(_ uid: String, _ summary: String) -> String {
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO", "UID:\(uid)",
+                "SUMMARY:\(summary)",
+                "DUE:20270120T080000Z", "END:VTODO", "END:VCALENDAR", "",
+            ].joined(separator: "\r\n")
+        }
+
+        #expect(mount("tmpfs", folder, "tmpfs", 0, nil) == 0, "mount: \(String(cString: strerror(errno)))")
+        var mounted = true
+        defer { if mounted { umount2(folder, Int32(MNT_DETACH)) } }
+        try task("a", "On the disk").write(toFile: folder + "/a.ics", atomically: true, encoding: .utf8)
+        _ = try await items(sandbox, daemon, when: "the disk's task") { $0["On the disk"] != nil }
+        try task("b", "Added to the disk").write(toFile: folder + "/b.ics", atomically: true, encoding: .utf8)
+        _ = try await items(sandbox, daemon, when: "the disk followed") { $0.count == 2 }
+
+        #expect(umount2(folder, 0) == 0, "umount: \(String(cString: strerror(errno)))")
+        mounted = false
+        try await daemon.eventually("the folder unavailable") {
+            let lists = try json(try await sandbox.nudge("lists", "--json")) as? [[String: Any]] ?? []
+            return lists.contains { ($0["link"] as? [String: Any])?["state"] as? String == "unavailable" }
+        }
+        #expect(try await items(sandbox).count == 2)
     }
 
     /// nudge's changes to a linked list's items are made to their files, as todoman sees them: done, undone, an edit,
