@@ -54,3 +54,6 @@ extern void *swift_task_enqueueGlobal_hook;
 static inline void **nudge_enqueue_global_hook(void) {
     return &swift_task_enqueueGlobal_hook;
 }
+
+// malloc_trim, to hand back to the system what a large transient reading left free.
+#include <malloc.h>

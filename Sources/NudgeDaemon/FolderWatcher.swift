@@ -253,8 +253,9 @@ final class FolderWatcher: Service, Sendable {
                 return ((isTaken, Self.newlySkipped(before: before, after: after)), outcome)
             }
             LinkedFolders.log(newlySkipped, in: folder, logger: logger)
-            // The next reading of a few files is beside this one, once the book has it.
+            // The next reading of a few files is beside this one, once the book has it; else it is whole.
             taken[listID] = isTaken ? try? collection.get() : nil
+            if request.names == nil { await LinkedFolders.handBackFreeMemory() }
         } catch {
             logger.warning("cannot bring in the tasks of \(folder): \(error)")
             taken[listID] = nil
