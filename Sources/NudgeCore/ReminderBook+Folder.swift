@@ -10,6 +10,9 @@ extension ReminderBook {
         -> Outcome
     {
         let change = try library.makeSetLink(listID: listID, link: link)
+        // A link reads its folder whole: what the book took before may be another folder's.
+        var contents = contents
+        contents.readAnew = nil
         var outcome = Outcome()
         if let list = library.list(id: listID), let before = list.link, before.folder != link.folder {
             for item in list.items { outcome.append(contentsOf: try removeItemIgnoringLink(itemID: item.itemID)) }

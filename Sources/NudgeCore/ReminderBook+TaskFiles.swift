@@ -102,19 +102,27 @@ extension ReminderBook {
                 rewrite.removing.insert("DUE")
             }
         }
-        let changesAlarms = edited.shouldRemind != item.shouldRemind || edited.warnings != item.warnings
+        // Asked for, not a side effect of another change.
+        let changesAlarms =
+            edit.shouldRemind.map { $0 != item.shouldRemind } ?? false
+            || edit.warnings.map { _ in edited.warnings != item.warnings } ?? false
         let movesDueKind = changesDue && (edited.dueDay == nil) != (item.dueDay == nil) && item.dueDate != nil
-        if changesAlarms, edited.dueDate == nil {
-            throw ModelError.notWrittenBack(itemID, what: "alarms of a task without a due date", file: file)
+        if changesAlarms {
+            // What alarms cannot say: the latest at or before the due time is the reminder, the earlier ones warn,
+            // and where the link reminds at due times a due time without alarms reminds all the same.
+            let unsaid =
+                if edited.dueDate == nil {
+                    "alarms of a task without a due date"
+                } else if edit.shouldRemind == false, edited.dueDay == nil, link.remindsAtDue {
+                    "a due time that does not remind (the link reminds at due times)"
+                } else if !edited.shouldRemind, !edited.warnings.isEmpty {
+                    "warnings of a task that does not remind (add --remind)"
+                } else {
+                    String?.none
+                }
+            if let unsaid { throw ModelError.notWrittenBack(itemID, what: unsaid, file: file) }
         }
         if changesAlarms || movesDueKind, let due = edited.dueDate {
-            if !edited.shouldRemind, edited.dueDay == nil, link.remindsAtDue {
-                throw ModelError.notWrittenBack(
-                    itemID,
-                    what: "a due time that does not remind (the link reminds at due times)",
-                    file: file
-                )
-            }
             rewrite.replacingAlarms =
                 edited.shouldRemind
                 ? CalendarInterchange.alarmLines(

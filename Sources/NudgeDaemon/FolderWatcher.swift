@@ -9,10 +9,11 @@ import Synchronization
 
 /// Follows the linked lists' folders while nudged runs (`FolderNotifier`, inotify): a task file created, written,
 /// renamed over, removed or changed in its mode is read again, and the list brought to it as at start
-/// (`ReminderBook.applyFolder`, which changes only what differs); the other files are not read again (the folder is
-/// listed), so a change costs its files, not the folder's. A folder removed or moved away is read as unavailable,
-/// and its parent is watched for its return, when it is read again whole; an overflow of the kernel's queue, or a
-/// file system mounted or unmounted (a disk that comes back), reads every folder again whole. Nothing is polled.
+/// (`ReminderBook.applyFolder`, which changes only what differs); the other files are not read again, so a change
+/// costs its files, not the folder's. A folder removed or moved away is read as unavailable, and its parent is
+/// watched for its return, when it is read again whole; an overflow of the kernel's queue reads every folder again
+/// whole, and a file system mounted or unmounted (a disk that comes back) every folder that is another directory now.
+/// No timer runs: the kernel wakes the notifier.
 ///
 /// One task does all of it, in order: the changes the kernel reports and the requests to follow the lists as the book
 /// has them now (`follow()`, after a link or an unlink) gather while a round runs, and the next round takes them all
@@ -148,8 +149,15 @@ final class FolderWatcher: Service, Sendable {
         var refollow = work.follow
         func read(_ listID: Int, _ folder: String, _ names: Set<String>?) { lists.read(listID, folder, names) }
         for change in work.changes {
-            if change.missedChanges {
+            if change.overflowed {
                 for entry in watched.values.joined() { read(entry.listID, entry.folder, nil) }
+                refollow = true
+                continue
+            }
+            if change.mountsChanged {
+                // Each folder is looked at, not read: a partial reading of no file reads it whole if it is another
+                // directory now (a disk mounted over it, or gone from under it), and a folder away is looked for.
+                for entry in watched.values.joined() { read(entry.listID, entry.folder, entry.isParent ? nil : []) }
                 refollow = true
                 continue
             }

@@ -13,12 +13,21 @@ public final class FolderNotifier: Sendable {
         public let watch: Int32
         /// The entry that changed; nil for the folder itself.
         public let name: String?
-        /// Changes may have gone unreported: the kernel's queue overflowed, or a file system was mounted or unmounted
-        /// (which no watch hears: a folder mounted over is another folder). Every watched folder must be read again
-        /// whole, and watched again.
-        public let missedChanges: Bool
+        /// The kernel's queue overflowed: changes were lost, and every watched folder must be read again whole.
+        public let overflowed: Bool
         /// The folder itself was removed or moved away (its watch is gone, or follows it elsewhere).
         public let folderGone: Bool
+        /// A file system was mounted or unmounted somewhere, which no watch hears: a folder mounted over is another
+        /// directory, to be watched and read anew.
+        public let mountsChanged: Bool
+
+        public init(watch: Int32, name: String?, overflowed: Bool, folderGone: Bool, mountsChanged: Bool = false) {
+            self.watch = watch
+            self.name = name
+            self.overflowed = overflowed
+            self.folderGone = folderGone
+            self.mountsChanged = mountsChanged
+        }
     }
 
     private let inotify: Int32
@@ -89,7 +98,7 @@ public final class FolderNotifier: Sendable {
             guard (try? SystemCall.poll(&descriptors, milliseconds: -1)) != nil else { return }
             if descriptors[1].revents != 0 { return }
             if descriptors[2].revents != 0 {
-                onChanges([Change(watch: -1, name: nil, missedChanges: true, folderGone: false)])
+                onChanges([Change(watch: -1, name: nil, overflowed: false, folderGone: false, mountsChanged: true)])
             }
             guard descriptors[0].revents != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
@@ -117,7 +126,7 @@ public final class FolderNotifier: Sendable {
                 Change(
                     watch: event.wd,
                     name: name.isEmpty ? nil : String(decoding: name, as: UTF8.self),
-                    missedChanges: mask & UInt32(IN_Q_OVERFLOW) != 0,
+                    overflowed: mask & UInt32(IN_Q_OVERFLOW) != 0,
                     folderGone: mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0
                 )
             )

@@ -9,6 +9,8 @@ public struct FileStatus: Sendable, Equatable {
 
     public let kind: Kind
     public let size: Int
+    /// The device it is on, and its number there: which file it is.
+    public let device: UInt64
     public let inode: UInt64
     /// The last change of its content, in nanoseconds since the epoch.
     public let modified: Int64
@@ -32,6 +34,7 @@ extension SystemCall {
         return FileStatus(
             kind: kind,
             size: Int(status.st_size),
+            device: UInt64(status.st_dev),
             inode: UInt64(status.st_ino),
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
             ownerID: status.st_uid,

@@ -37,9 +37,9 @@ public struct VdirCollection: Sendable {
 
     /// The folder, as the link names it.
     public let folder: String
-    /// As `realpath` spells it, and the directory it was then.
+    /// As `realpath` spells it, and the directory it was then (its device and inode).
     private let resolvedFolder: String
-    private let folderInode: UInt64
+    private let folderIdentity: FolderIdentity
     /// What each task file (a name ending in `.ics`) held, by name.
     private let files: [String: FileReading]
     /// The task files that are symbolic links (to another file of the folder): a change of their target names the
@@ -56,7 +56,7 @@ public struct VdirCollection: Sendable {
     /// zones of `zones`. Throws `VdirError.unavailable` if the folder cannot be listed: the caller keeps what it read
     /// before (a disk not mounted is not every task removed).
     public static func read(_ folder: String, timeZone: TimeZone, zones: ZoneRulesStore) throws(VdirError) -> Self {
-        let (resolvedFolder, folderInode) = try resolve(folder)
+        let (resolvedFolder, folderIdentity) = try resolve(folder)
         let names: [String]
         do throws(Errno) {
             // opendir says ENOTDIR of a file.
@@ -74,7 +74,7 @@ public struct VdirCollection: Sendable {
         return VdirCollection(
             folder: folder,
             resolvedFolder: resolvedFolder,
-            folderInode: folderInode,
+            folderIdentity: folderIdentity,
             files: files,
             links: links,
             displayName: displayName(in: resolvedFolder),
@@ -95,7 +95,7 @@ public struct VdirCollection: Sendable {
             return try Self.read(folder, timeZone: timeZone, zones: zones)
         }
         let replaced = VdirError.unavailable(folder: folder, reason: "it is no longer the directory that was read")
-        guard try Self.resolve(folder) == (resolvedFolder, folderInode) else { throw replaced }
+        guard try Self.resolve(folder) == (resolvedFolder, folderIdentity) else { throw replaced }
         var files = self.files
         var links = self.links
         var changedUIDs: Set<String> = []
@@ -129,7 +129,7 @@ public struct VdirCollection: Sendable {
             read(more)
             readAnew.formUnion(more)
         }
-        guard try Self.resolve(folder) == (resolvedFolder, folderInode) else { throw replaced }
+        guard try Self.resolve(folder) == (resolvedFolder, folderIdentity) else { throw replaced }
         // Which file of a UID is its task depends on the others of that UID.
         if !changedUIDs.isEmpty {
             for (name, reading) in files where reading.uid.map(changedUIDs.contains) == true { readAnew.insert(name) }
@@ -144,7 +144,7 @@ public struct VdirCollection: Sendable {
         self.init(
             folder: collection.folder,
             resolvedFolder: collection.resolvedFolder,
-            folderInode: collection.folderInode,
+            folderIdentity: collection.folderIdentity,
             files: files,
             links: links,
             displayName: collection.displayName,
@@ -157,7 +157,7 @@ public struct VdirCollection: Sendable {
     private init(
         folder: String,
         resolvedFolder: String,
-        folderInode: UInt64,
+        folderIdentity: FolderIdentity,
         files: [String: FileReading],
         links: Set<String>,
         displayName: String?,
@@ -190,7 +190,7 @@ public struct VdirCollection: Sendable {
         }
         self.folder = folder
         self.resolvedFolder = resolvedFolder
-        self.folderInode = folderInode
+        self.folderIdentity = folderIdentity
         let present = files.filter { !$0.value.isGone }
         self.files = present
         self.links = links.filter { present[$0] != nil }
@@ -214,11 +214,18 @@ public struct VdirCollection: Sendable {
         )
     }
 
-    /// `folder` as `realpath` spells it, and its inode; `VdirError.unavailable` if it cannot be resolved.
-    private static func resolve(_ folder: String) throws(VdirError) -> (String, UInt64) {
+    /// Which directory a folder is: a disk mounted over it is another (every btrfs subvolume's root is inode 256).
+    private struct FolderIdentity: Sendable, Equatable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// `folder` as `realpath` spells it, and which directory it is; `VdirError.unavailable` if it cannot be resolved.
+    private static func resolve(_ folder: String) throws(VdirError) -> (String, FolderIdentity) {
         do throws(Errno) {
             let resolved = try SystemCall.resolvedPath(folder)
-            return (resolved, try SystemCall.fileStatus(resolved, followingLinks: false).inode)
+            let status = try SystemCall.fileStatus(resolved, followingLinks: false)
+            return (resolved, FolderIdentity(device: status.device, inode: status.inode))
         } catch {
             throw VdirError.unavailable(folder: folder, reason: error.description)
         }

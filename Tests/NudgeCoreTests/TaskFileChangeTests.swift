@@ -83,6 +83,16 @@ private let stamp = FileStamp(size: 1, inode: 1, modified: 1, digest: [1])
             "\(String(describing: silent))"
         )
 
+        // A day without alarms does not remind: moved to a time, the link reminds at it, so nothing needs saying;
+        // warnings of it cannot be said.
+        let (day, dayID) = try self.book(["SUMMARY:Pay rent", "DUE;VALUE=DATE:20270120"])
+        let moved = try #require(rewrite(try day.fileChange(editing: dayID, ItemEdit(dueDate: t0 + 86_400))))
+        #expect(moved.replacingAlarms == [], "\(moved)")
+        let warned = #expect(throws: ModelError.self) {
+            try day.fileChange(editing: dayID, ItemEdit(warnings: [600]))
+        }
+        #expect(warned?.description.contains("warnings of a task that does not remind") == true)
+
         let (undated, undatedID) = try self.book(["SUMMARY:Someday"])
         let refused = #expect(throws: ModelError.self) {
             try undated.fileChange(editing: undatedID, ItemEdit(warnings: [600]))

@@ -28,7 +28,7 @@ import Testing
         #expect(changes.map(\.watch) == [3, 3, -1, 4])
         #expect(changes.map(\.name) == ["task.ics", nil, nil, "a-name-longer-than-sixteen.ics"])
         #expect(changes.map(\.folderGone) == [false, true, false, false])
-        #expect(changes.map(\.missedChanges) == [false, false, true, false])
+        #expect(changes.map(\.overflowed) == [false, false, true, false])
     }
 
     @Test func aFileRenamedIntoAWatchedFolderIsReported() async throws {

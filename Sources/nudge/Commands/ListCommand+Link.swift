@@ -16,10 +16,10 @@ extension ListCommand {
                 taken as its one occurrence). \
                 The folder's displayname, if it has one, names the list. nudged follows the folder as it changes, \
                 and reads it again when it starts. 'nudge done', 'undone', 'edit' (text, due date, priority, \
-                warnings), 'add --list' and 'rm' write to the task's file, every other line of it kept, and never \
-                over a file another program changed since nudged read it (nudge says so; try again); a snooze stays \
-                in nudge. A list that does not exist is made; one with items of its own, or the default list, is \
-                refused.
+                warnings, reminding), 'add --list' and 'rm' write to the task's file, every other line of it kept, \
+                and never over a file another program changed since nudged read it (nudge says so; try again); a \
+                snooze stays in nudge. A list that does not exist is made; one with items of its own, or the default \
+                list, is refused.
 
                   nudge list link Work ~/.local/share/calendars/work
                   nudge list unlink Work      # the items leave nudge; the files stay
