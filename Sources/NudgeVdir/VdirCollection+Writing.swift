@@ -61,7 +61,7 @@ extension VdirCollection {
                 return []
             }
             return try names.map { name throws -> FolderTask in
-                switch readFile(name, in: change.folder, timeZone: timeZone, zones: zones) {
+                switch readFile(name, in: change.folder, timeZone: timeZone, zones: zones).reading {
                 case .task(let task, let stamp):
                     return FolderTask(fileName: name, task: task, stamp: stamp)
                 case .skipped(let reason):

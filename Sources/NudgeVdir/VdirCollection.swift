@@ -67,7 +67,7 @@ public struct VdirCollection: Sendable {
         var files: [String: FileReading] = [:]
         var links: Set<String> = []
         for name in names where isTaskFileName(name) {
-            let (reading, isLink) = readFileNotingLink(name, in: resolvedFolder, timeZone: timeZone, zones: zones)
+            let (reading, isLink) = readFile(name, in: resolvedFolder, timeZone: timeZone, zones: zones)
             files[name] = reading
             if isLink { links.insert(name) }
         }
@@ -102,7 +102,7 @@ public struct VdirCollection: Sendable {
         func read(_ names: Set<String>) {
             for name in names where Self.isTaskFileName(name) {
                 if let uid = files[name]?.uid { changedUIDs.insert(uid) }
-                let (reading, isLink) = Self.readFileNotingLink(
+                let (reading, isLink) = Self.readFile(
                     name,
                     in: resolvedFolder,
                     timeZone: timeZone,
@@ -248,17 +248,9 @@ public struct VdirCollection: Sendable {
         var isGone: Bool { if case .gone = self { true } else { false } }
     }
 
+    /// What file `name` of `folder` holds, and whether it is a symbolic link (read again at every change: a change of
+    /// its target names the target).
     static func readFile(
-        _ name: String,
-        in folder: String,
-        timeZone: TimeZone,
-        zones: ZoneRulesStore
-    ) -> FileReading {
-        readFileNotingLink(name, in: folder, timeZone: timeZone, zones: zones).reading
-    }
-
-    /// What file `name` of `folder` holds, and whether it is a symbolic link.
-    private static func readFileNotingLink(
         _ name: String,
         in folder: String,
         timeZone: TimeZone,
