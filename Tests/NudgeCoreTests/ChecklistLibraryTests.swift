@@ -236,4 +236,15 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(address(library) == before)
         #expect(library.itemCount == 5_000 && original.itemCount == 4_000)
     }
+
+    /// A large list that outgrows its array grows by a quarter, not to twice its size: a folder of ten thousand tasks
+    /// linked at once leaves room for about a thousand more, not six thousand (in nudged's copy and in the store's).
+    @Test func aLargeListThatOutgrowsItsArrayGrowsByAQuarter() throws {
+        var library = ChecklistLibrary()
+        for index in 0..<10_000 {
+            try library.apply(library.makeAddItem(NewItem(text: "item \(index)", listID: 1), now: now, zones: zones))
+        }
+        let capacity = library.lists[0].items.capacity
+        #expect(capacity >= 10_000 && capacity <= ChecklistLibrary.roomToGrow(forCount: 10_000), "\(capacity)")
+    }
 }

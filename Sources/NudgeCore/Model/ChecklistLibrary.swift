@@ -506,6 +506,13 @@ public struct ChecklistLibrary: Sendable, Equatable {
             }
             if locations[item.itemID] != nil { removeItemFromItsList(item.itemID) }
             if item.mayBeListedInDigest { digestItemCount += 1 }
+            // A full array grows by a quarter (`roomToGrow`), not to twice its size as `append` would: a folder of
+            // ten thousand tasks linked at once would leave room for six thousand more, in nudged's copy and the
+            // store's.
+            let count = lists[listIndex].items.count
+            if count >= 1_024, count == lists[listIndex].items.capacity {
+                lists[listIndex].items.reserveCapacity(Self.roomToGrow(forCount: count))
+            }
             lists[listIndex].items.append(item)
             locations[item.itemID] = ItemLocation(listIndex: listIndex, itemIndex: lists[listIndex].items.count - 1)
         case .removeItem(let itemID):
