@@ -135,9 +135,11 @@ public enum ICalendarText {
         // Carriage returns go: "\r\n" is one Character to Swift, which splitting on "\n" would not see, and a stray
         // one inside a value (TEXT cannot carry it) would not survive an export.
         // A byte-order mark is not part of the text (Windows programs write one; RFC 5545 says nothing of it).
-        let scalars =
-            text.unicodeScalars.first == "\u{FEFF}" ? text.unicodeScalars.dropFirst() : text.unicodeScalars[...]
-        let text = String(String.UnicodeScalarView(scalars.filter { $0 != "\r" }))
+        // Both are taken out of the UTF-8 bytes (a carriage return is one byte, never part of another character's),
+        // four times faster than of the Unicode scalars: a folder of ten thousand tasks is read whole when linked.
+        var bytes = text.utf8[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let text = String(decoding: bytes.filter { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
         for physical in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
             if let first = physical.first, first == " " || first == "\t" {
