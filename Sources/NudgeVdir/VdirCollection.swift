@@ -26,12 +26,7 @@ public struct VdirCollection: Sendable {
     public private(set) var displayName: String?
     /// By file name. Made from `files` when asked, not kept beside them: at ten thousand tasks a second array of
     /// them held 330 bytes a task for as long as the watcher keeps the reading.
-    public var entries: [Entry] {
-        taskFiles.map { name in
-            guard case .task(let task, let stamp) = files[name] else { preconditionFailure("\(name) holds no task") }
-            return Entry(fileName: name, task: task, stamp: stamp)
-        }
-    }
+    public var entries: [Entry] { taskFiles.map(entry) }
     /// Files that hold a task nudge cannot take, and why (the line where the grammar says one), by file name.
     public let skipped: [SkippedFile]
     /// Files of other components (VEVENT, VJOURNAL), left alone.
@@ -76,7 +71,7 @@ public struct VdirCollection: Sendable {
         var links: Set<String> = []
         for name in names where isTaskFileName(name) {
             let (reading, isLink) = readFile(name, in: resolvedFolder, timeZone: timeZone, zones: zones)
-            files[name] = reading
+            files[name] = reading.isGone ? nil : reading
             if isLink { links.insert(name) }
         }
         return VdirCollection(
@@ -116,7 +111,7 @@ public struct VdirCollection: Sendable {
                     timeZone: timeZone,
                     zones: zones
                 )
-                files[name] = reading
+                files[name] = reading.isGone ? nil : reading
                 if let uid = reading.uid { changedUIDs.insert(uid) }
                 if isLink { links.insert(name) } else { links.remove(name) }
             }
@@ -125,14 +120,14 @@ public struct VdirCollection: Sendable {
         read(readAnew)
         // A file gone may be half of a rename whose other half the caller has not heard of yet (the kernel's two
         // events in two reads of its queue): the folder's listing finds the new name, which keeps the task.
-        if readAnew.contains(where: { self.files[$0] != nil && files[$0]?.isGone == true }) {
+        if readAnew.contains(where: { self.files[$0] != nil && files[$0] == nil }) {
             let listed: Set<String>
             do throws(Errno) {
                 listed = Set(try SystemCall.directoryEntries(resolvedFolder).filter(Self.isTaskFileName))
             } catch {
                 throw VdirError.unavailable(folder: folder, reason: error.description)
             }
-            let present = Set(files.filter { !$0.value.isGone }.keys)
+            let present = Set(files.keys)
             let more = listed.subtracting(present).union(present.subtracting(listed))
             read(more)
             readAnew.formUnion(more)
@@ -177,7 +172,9 @@ public struct VdirCollection: Sendable {
         var skipped: [SkippedFile] = []
         var otherFiles = 0
         var fileOfUID: [String: String] = [:]
-        for (name, reading) in files.sorted(by: { $0.key < $1.key }) {
+        // The names sorted, not the files: a file's reading is a large value to move.
+        for name in files.keys.sorted() {
+            guard let reading = files[name] else { continue }
             switch reading {
             case .task(let task, _):
                 if let uid = task.uid, let first = fileOfUID[uid] {
@@ -193,15 +190,14 @@ public struct VdirCollection: Sendable {
             case .other:
                 otherFiles += 1
             case .gone:
-                continue
+                continue  // Not kept: `read` and `reading` leave a file found gone out.
             }
         }
         self.folder = folder
         self.resolvedFolder = resolvedFolder
         self.folderIdentity = folderIdentity
-        let present = files.filter { !$0.value.isGone }
-        self.files = present
-        self.links = links.filter { present[$0] != nil }
+        self.files = files
+        self.links = links.filter { files[$0] != nil }
         self.displayName = displayName
         self.taskFiles = taskFiles
         self.skipped = skipped
@@ -211,10 +207,19 @@ public struct VdirCollection: Sendable {
         self.zones = zones
     }
 
+    /// The task of file `name`, one of `taskFiles`.
+    private func entry(_ name: String) -> Entry {
+        guard case .task(let task, let stamp) = files[name] else { preconditionFailure("\(name) holds no task") }
+        return Entry(fileName: name, task: task, stamp: stamp)
+    }
+
     /// What the folder holds, as the book takes it (`ReminderBook.applyFolder`).
     public var contents: FolderContents {
         FolderContents(
-            tasks: entries.map { FolderTask(fileName: $0.fileName, task: $0.task, stamp: $0.stamp) },
+            tasks: taskFiles.map { name in
+                let task = entry(name)
+                return FolderTask(fileName: name, task: task.task, stamp: task.stamp)
+            },
             skipped: skipped,
             otherFiles: otherFiles,
             displayName: displayName,
@@ -339,16 +344,16 @@ public struct VdirCollection: Sendable {
         }
     }
 
-    /// Whether a line of `text` begins a VTODO: what makes the file a task's. The first line may start with a
-    /// byte-order mark (a bare VTODO from a Windows program), and any may end in blanks.
+    /// Whether a line of `text` begins a VTODO: what makes the file a task's. A line may start with byte-order marks
+    /// (a bare VTODO from a Windows program), and blanks around it do not count.
     static func holdsTask(_ text: String) -> Bool {
         // Lines of ASCII are looked at as bytes: splitting every file of a folder into Characters took a tenth of a
         // link's time. A line with any other byte (a mark, a Unicode line break or blank) is looked at as text.
         let newlines = UInt8(ascii: "\n")...UInt8(ascii: "\r")
         return text.utf8.split(whereSeparator: newlines.contains).contains { line in
             guard line.allSatisfy({ $0 < 0x80 }) else {
-                return String(decoding: line, as: UTF8.self).split(whereSeparator: \.isNewline).contains { line in
-                    line.drop { $0 == "\u{FEFF}" }.trimmingCharacters(in: .whitespaces).uppercased() == "BEGIN:VTODO"
+                return String(decoding: line, as: UTF8.self).split(whereSeparator: \.isNewline).contains { text in
+                    text.drop { $0 == "\u{FEFF}" }.trimmingCharacters(in: .whitespaces).uppercased() == "BEGIN:VTODO"
                 }
             }
             let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
