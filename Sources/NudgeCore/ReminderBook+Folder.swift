@@ -3,16 +3,15 @@ import Foundation
 /// Lists kept in folders of task files (`ListLink`): the folder is the truth, and the book follows it. Reading the
 /// folder is the caller's (NudgeVdir's `VdirCollection`, off the loop); the book decides what that changes.
 extension ReminderBook {
-    /// Links list `listID` to `link`'s folder, which holds `contents` now, and brings its tasks in as items
-    /// (`applyFolder`). Linking a linked list again changes its settings and reads it again; linking it to another
-    /// folder removes the items of the one before (a file of the same name there is another task).
+    /// Links list `listID` to `link`'s folder, which holds `contents` now (read whole), and brings its tasks in as
+    /// items (`applyFolder`). Linking a linked list again changes its settings and reads it again; linking it to
+    /// another folder removes the items of the one before (a file of the same name there is another task).
     public mutating func linkList(listID: Int, _ link: ListLink, contents: FolderContents) throws(ModelError)
         -> Outcome
     {
         let change = try library.makeSetLink(listID: listID, link: link)
-        // A link reads its folder whole: what the book took before may be another folder's.
-        var contents = contents
-        contents.readAnew = nil
+        // What the book took before may be another folder's.
+        precondition(contents.readAnew == nil, "a link takes its folder read whole")
         var outcome = Outcome()
         if let list = library.list(id: listID), let before = list.link, before.folder != link.folder {
             for item in list.items { outcome.append(contentsOf: try removeItemIgnoringLink(itemID: item.itemID)) }
@@ -48,18 +47,18 @@ extension ReminderBook {
     /// with the UID of an item whose file is gone or skipped, moves that item to its file: a file renamed, or a
     /// duplicate UID's first file by name), an item whose file says otherwise is edited where they differ, an item
     /// whose file is gone is removed, and one whose file is skipped now stays as last read. Reading a folder that did
-    /// not change changes nothing, and only the files read anew (`FolderContents.readAnew`) are looked at. A task the
-    /// model refuses (a repeat with no occurrence left) is skipped like a file
-    /// nudge cannot read. A folder with nothing in it while the list has several items is taken for a disk not
-    /// mounted, not every task done: it is unavailable, and the items stay. Every event says it came from the
-    /// folder (`source: vdir`).
+    /// not change changes nothing, and only the files read anew (`FolderContents.readAnew`) are looked at: such a
+    /// reading is beside the one the book took last, and is passed over if the book took none since it started, its
+    /// store was reloaded, or the folder was unavailable (`hasTakenFolder`): the caller reads the folder whole. A task
+    /// the model refuses (a repeat with no occurrence left) is skipped like a file nudge cannot read. A folder with
+    /// nothing in it while the list has several items is taken for a disk not mounted, not every task done: it is
+    /// unavailable, and the items stay. Every event says it came from the folder (`source: vdir`).
     public mutating func applyFolder(listID: Int, _ contents: FolderContents) throws(ModelError) -> Outcome {
         guard let list = library.list(id: listID) else { throw .unknownList(listID) }
         guard let link = list.link else { throw .notLinked(list.name) }
-        var contents = contents
-        // A few files read anew are beside the folder as the book took it last: unless it did (unread since nudged
-        // started or its store was reloaded, unavailable, taken for a disk not mounted), every file is looked at.
-        if case .read = folderStates[listID] {} else { contents.readAnew = nil }
+        // A reading of a few files holds their tasks alone: without the book's taking of the others, it says too
+        // little.
+        guard contents.readAnew == nil || hasTakenFolder(of: listID) else { return Outcome() }
         if contents.isBare, list.items.count > 1 {
             folderUnavailable(
                 listID: listID,
@@ -81,7 +80,7 @@ extension ReminderBook {
             outcome.append(contentsOf: try updateList(listID: listID, name: name))
         }
         var skipped = contents.skipped
-        let named = Set(contents.tasks.map(\.fileName))
+        let named = Set(contents.taskFiles)
         let kept = Set(contents.skipped.map(\.fileName))
         // A task whose file has no item takes over the item of its UID whose file is gone or skipped.
         for entry in contents.tasks where contents.readAnew(entry.fileName) && byFile[entry.fileName] == nil {
@@ -110,20 +109,30 @@ extension ReminderBook {
             }
         }
         outcome.append(contentsOf: numbered(followUp(heldFollowUps ?? [], now: clock.now())))
-        // A task the model refused in a file not read anew stays refused.
-        if contents.readAnew != nil, case .read(let before, _, _) = folderStates[listID] {
-            skipped += before.filter { !contents.readAnew($0.fileName) && named.contains($0.fileName) }
-        }
         let refused = Set(skipped.map(\.fileName))
+        var limited = contents.tasks.compactMap { entry -> SkippedFile? in
+            guard contents.readAnew(entry.fileName), !refused.contains(entry.fileName),
+                let why = entry.task.repeatLeftOut
+            else { return nil }
+            return SkippedFile(fileName: entry.fileName, reason: "taken without its repeat: " + why)
+        }
+        // A task the model refused, or took without its repeat, in a file not read anew stays so.
+        if contents.readAnew != nil, case .read(let skippedBefore, let limitedBefore, _) = folderStates[listID] {
+            skipped += skippedBefore.filter { !contents.readAnew($0.fileName) && named.contains($0.fileName) }
+            limited += limitedBefore.filter { !contents.readAnew($0.fileName) && named.contains($0.fileName) }
+        }
         folderStates[listID] = .read(
             skipped: skipped.sorted { $0.fileName < $1.fileName },
-            limited: contents.tasks.compactMap { entry in
-                guard let why = entry.task.repeatLeftOut, !refused.contains(entry.fileName) else { return nil }
-                return SkippedFile(fileName: entry.fileName, reason: "taken without its repeat: " + why)
-            },
+            limited: limited.sorted { $0.fileName < $1.fileName },
             otherFiles: contents.otherFiles
         )
         return Self.fromFolder(outcome)
+    }
+
+    /// Whether the book took a reading of list `listID`'s folder, and has not had it unavailable since: a reading of a
+    /// few files again (`FolderContents.readAnew`) is beside that one.
+    public func hasTakenFolder(of listID: Int) -> Bool {
+        if case .read = folderStates[listID] { true } else { false }
     }
 
     /// Brings the task of `entry`, a file of linked list `listID`, into item `itemID` (an edit where they differ), or
@@ -167,8 +176,11 @@ extension ReminderBook {
 /// What a linked list's folder holds, as read: its tasks, the files skipped and why, and how many files of other
 /// components (events, journals) were left alone. NudgeVdir's `VdirCollection` reads one.
 public struct FolderContents: Sendable {
-    /// By file name.
+    /// The tasks of the files read, by file name: every task of the folder, for the folder read whole; else those of
+    /// the files `readAnew` (the book has the others).
     public var tasks: [FolderTask]
+    /// The files whose task is taken, read anew or not, by name.
+    public var taskFiles: [String]
     public var skipped: [SkippedFile]
     public var otherFiles: Int
     /// The collection's `displayname`, if it has one.
@@ -178,16 +190,19 @@ public struct FolderContents: Sendable {
     public var readAnew: Set<String>?
 
     /// Nothing in the folder nudge looks at: no task, no file skipped or left alone, no `displayname`.
-    public var isBare: Bool { tasks.isEmpty && skipped.isEmpty && otherFiles == 0 && displayName == nil }
+    public var isBare: Bool { taskFiles.isEmpty && skipped.isEmpty && otherFiles == 0 && displayName == nil }
 
+    /// `taskFiles` are those of `tasks` unless given.
     public init(
         tasks: [FolderTask],
+        taskFiles: [String]? = nil,
         skipped: [SkippedFile] = [],
         otherFiles: Int = 0,
         displayName: String? = nil,
         readAnew: Set<String>? = nil
     ) {
         self.tasks = tasks
+        self.taskFiles = taskFiles ?? tasks.map(\.fileName)
         self.skipped = skipped
         self.otherFiles = otherFiles
         self.displayName = displayName

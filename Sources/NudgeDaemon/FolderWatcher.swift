@@ -252,6 +252,12 @@ final class FolderWatcher: Service, Sendable {
                     return true
                 }
                 if overlapped { return ((false, [SkippedFile]()), ReminderBook.Outcome()) }
+                // A reading of a few files is beside the one the book took: if the book has none now (its folder
+                // unavailable since, say), the folder is read whole.
+                if case .success(let read) = collection, read.readAnew != nil, !book.hasTakenFolder(of: listID) {
+                    self.readLater(listID: listID, folder: folder)
+                    return ((false, [SkippedFile]()), ReminderBook.Outcome())
+                }
                 let before = book.folderStates[listID]
                 let outcome = book.apply([reading])
                 let after = book.folderStates[listID]
@@ -261,8 +267,9 @@ final class FolderWatcher: Service, Sendable {
                 return ((isTaken, Self.newlySkipped(before: before, after: after)), outcome)
             }
             LinkedFolders.log(newlySkipped, in: folder, logger: logger)
-            // The next reading of a few files is beside this one, once the book has it; else it is whole.
-            taken[listID] = isTaken ? try? collection.get() : nil
+            // The next reading of a few files is beside this one, once the book has it (and its tasks); else it is
+            // whole.
+            taken[listID] = isTaken ? (try? collection.get())?.withoutTasks : nil
             if request.names == nil { await LinkedFolders.handBackFreeMemory() }
         } catch {
             logger.warning("cannot bring in the tasks of \(folder): \(error)")

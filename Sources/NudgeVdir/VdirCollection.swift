@@ -12,6 +12,9 @@ import SystemPackage
 /// What nudge takes of one, read as a whole (or, after a change of a few files, those files again): each file holding
 /// a task (VTODO) is one task; a file of other components (events, journals) is left alone; a file nudge cannot take
 /// as one task is skipped, and said why, so that fixing it brings the task in. Reading changes nothing in the folder.
+///
+/// A reading holds the tasks of the files it read (`entries`), for the book to take; what the next reading of a few
+/// files needs beside it is less (`withoutTasks`): what each file is, and its task's UID.
 public struct VdirCollection: Sendable {
     /// A task of the folder, with the file it is in.
     public struct Entry: Sendable {
@@ -24,9 +27,9 @@ public struct VdirCollection: Sendable {
 
     /// The folder's `displayname`, its first line, if it has one.
     public private(set) var displayName: String?
-    /// By file name. Made from `files` when asked, not kept beside them: at ten thousand tasks a second array of
-    /// them held 330 bytes a task for as long as the watcher keeps the reading.
-    public var entries: [Entry] { taskFiles.map(entry) }
+    /// The tasks of the files read, by file name: every task of the folder, for the folder read whole; else those of
+    /// the files `readAnew`.
+    public var entries: [Entry] { taskFiles.compactMap { tasksRead[$0] } }
     /// Files that hold a task nudge cannot take, and why (the line where the grammar says one), by file name.
     public let skipped: [SkippedFile]
     /// Files of other components (VEVENT, VJOURNAL), left alone.
@@ -41,8 +44,10 @@ public struct VdirCollection: Sendable {
     /// As `realpath` spells it, and the directory it was then (its device and inode).
     private let resolvedFolder: String
     private let folderIdentity: FolderIdentity
-    /// What each task file (a name ending in `.ics`) held, by name.
-    private let files: [String: FileReading]
+    /// What each task file (a name ending in `.ics`) is, by name.
+    private let files: [String: FileStanding]
+    /// The tasks of the files this reading read, by name: none in `withoutTasks`.
+    private var tasksRead: [String: Entry]
     /// The files whose task is taken, by name: those of `files` that hold a task, less the later files of a UID.
     private let taskFiles: [String]
     /// The task files that are symbolic links (to another file of the folder): a change of their target names the
@@ -67,11 +72,13 @@ public struct VdirCollection: Sendable {
         } catch {
             throw VdirError.unavailable(folder: folder, reason: error.description)
         }
-        var files: [String: FileReading] = [:]
+        var files: [String: FileStanding] = [:]
+        var tasksRead: [String: Entry] = [:]
         var links: Set<String> = []
         for name in names where isTaskFileName(name) {
             let (reading, isLink) = readFile(name, in: resolvedFolder, timeZone: timeZone, zones: zones)
-            files[name] = reading.isGone ? nil : reading
+            files[name] = reading.standing
+            tasksRead[name] = reading.entry(name)
             if isLink { links.insert(name) }
         }
         return VdirCollection(
@@ -79,6 +86,7 @@ public struct VdirCollection: Sendable {
             resolvedFolder: resolvedFolder,
             folderIdentity: folderIdentity,
             files: files,
+            tasksRead: tasksRead,
             links: links,
             displayName: displayName(in: resolvedFolder),
             readAnew: nil,
@@ -90,7 +98,8 @@ public struct VdirCollection: Sendable {
     /// The collection with the files `names` of its folder read again (gone, made, or changed), and its
     /// `displayname` if it is among them: a change of a few files reads those files, not the folder. Each symbolic
     /// link is read again (a change of its target names the target); a file found gone lists the folder, for the
-    /// other half of a rename the caller has not heard of yet. Reads the folder whole if the zone or its rules differ
+    /// other half of a rename the caller has not heard of yet; the other files of each UID read had are read again
+    /// (which of them is its task depends on them all). Reads the folder whole if the zone or its rules differ
     /// from the collection's. Throws `VdirError.unavailable` if the folder is no longer the directory it was (moved
     /// away, another made in its place), before or after the files are read: the caller reads it whole.
     public func reading(_ names: Set<String>, timeZone: TimeZone, zones: ZoneRulesStore) throws(VdirError) -> Self {
@@ -100,6 +109,7 @@ public struct VdirCollection: Sendable {
         let replaced = VdirError.unavailable(folder: folder, reason: "it is no longer the directory that was read")
         guard try Self.resolve(folder) == (resolvedFolder, folderIdentity) else { throw replaced }
         var files = self.files
+        var tasksRead: [String: Entry] = [:]
         var links = self.links
         var changedUIDs: Set<String> = []
         func read(_ names: Set<String>) {
@@ -111,8 +121,9 @@ public struct VdirCollection: Sendable {
                     timeZone: timeZone,
                     zones: zones
                 )
-                files[name] = reading.isGone ? nil : reading
-                if let uid = reading.uid { changedUIDs.insert(uid) }
+                files[name] = reading.standing
+                tasksRead[name] = reading.entry(name)
+                if let uid = reading.standing?.uid { changedUIDs.insert(uid) }
                 if isLink { links.insert(name) } else { links.remove(name) }
             }
         }
@@ -132,23 +143,35 @@ public struct VdirCollection: Sendable {
             read(more)
             readAnew.formUnion(more)
         }
-        guard try Self.resolve(folder) == (resolvedFolder, folderIdentity) else { throw replaced }
-        // Which file of a UID is its task depends on the others of that UID.
+        // Which file of a UID is its task depends on the others of that UID: one may be its task now, and its task is
+        // handed on as read, not as the reading before had it (which kept no task).
         if !changedUIDs.isEmpty {
-            for (name, reading) in files where reading.uid.map(changedUIDs.contains) == true { readAnew.insert(name) }
+            let mates = files.filter { name, standing in
+                !readAnew.contains(name) && standing.uid.map(changedUIDs.contains) == true
+            }
+            read(Set(mates.keys))
+            readAnew.formUnion(mates.keys)
         }
-        var read = VdirCollection(of: self, files: files, links: links, readAnew: readAnew)
+        guard try Self.resolve(folder) == (resolvedFolder, folderIdentity) else { throw replaced }
+        var read = VdirCollection(of: self, files: files, tasksRead: tasksRead, links: links, readAnew: readAnew)
         if names.contains("displayname") { read.displayName = Self.displayName(in: resolvedFolder) }
         return read
     }
 
     /// `collection`'s folder, zone and name, with `files` read.
-    private init(of collection: Self, files: [String: FileReading], links: Set<String>, readAnew: Set<String>) {
+    private init(
+        of collection: Self,
+        files: [String: FileStanding],
+        tasksRead: [String: Entry],
+        links: Set<String>,
+        readAnew: Set<String>
+    ) {
         self.init(
             folder: collection.folder,
             resolvedFolder: collection.resolvedFolder,
             folderIdentity: collection.folderIdentity,
             files: files,
+            tasksRead: tasksRead,
             links: links,
             displayName: collection.displayName,
             readAnew: readAnew,
@@ -161,7 +184,8 @@ public struct VdirCollection: Sendable {
         folder: String,
         resolvedFolder: String,
         folderIdentity: FolderIdentity,
-        files: [String: FileReading],
+        files: [String: FileStanding],
+        tasksRead: [String: Entry],
         links: Set<String>,
         displayName: String?,
         readAnew: Set<String>?,
@@ -172,31 +196,28 @@ public struct VdirCollection: Sendable {
         var skipped: [SkippedFile] = []
         var otherFiles = 0
         var fileOfUID: [String: String] = [:]
-        // The names sorted, not the files: a file's reading is a large value to move.
-        for name in files.keys.sorted() {
-            guard let reading = files[name] else { continue }
-            switch reading {
-            case .task(let task, _):
-                if let uid = task.uid, let first = fileOfUID[uid] {
+        for (name, standing) in files.sorted(by: { $0.key < $1.key }) {
+            switch standing {
+            case .task(let uid):
+                if let uid, let first = fileOfUID[uid] {
                     skipped.append(
                         SkippedFile(fileName: name, reason: "its UID \(uid) is the task of \(first) already")
                     )
                     continue
                 }
-                if let uid = task.uid { fileOfUID[uid] = name }
+                if let uid { fileOfUID[uid] = name }
                 taskFiles.append(name)
             case .skipped(let reason):
                 skipped.append(SkippedFile(fileName: name, reason: reason))
             case .other:
                 otherFiles += 1
-            case .gone:
-                continue  // Not kept: `read` and `reading` leave a file found gone out.
             }
         }
         self.folder = folder
         self.resolvedFolder = resolvedFolder
         self.folderIdentity = folderIdentity
         self.files = files
+        self.tasksRead = tasksRead
         self.links = links.filter { files[$0] != nil }
         self.displayName = displayName
         self.taskFiles = taskFiles
@@ -207,19 +228,20 @@ public struct VdirCollection: Sendable {
         self.zones = zones
     }
 
-    /// The task of file `name`, one of `taskFiles`.
-    private func entry(_ name: String) -> Entry {
-        guard case .task(let task, let stamp) = files[name] else { preconditionFailure("\(name) holds no task") }
-        return Entry(fileName: name, task: task, stamp: stamp)
+    /// The collection as the next `reading` needs it: what each file is, without the tasks read, which the book has
+    /// once it has taken `contents`. The watcher keeps one for each linked folder: at ten thousand tasks, keeping the
+    /// tasks too held 330 bytes a task.
+    public var withoutTasks: Self {
+        var collection = self
+        collection.tasksRead = [:]
+        return collection
     }
 
     /// What the folder holds, as the book takes it (`ReminderBook.applyFolder`).
     public var contents: FolderContents {
         FolderContents(
-            tasks: taskFiles.map { name in
-                let task = entry(name)
-                return FolderTask(fileName: name, task: task.task, stamp: task.stamp)
-            },
+            tasks: entries.map { FolderTask(fileName: $0.fileName, task: $0.task, stamp: $0.stamp) },
+            taskFiles: taskFiles,
             skipped: skipped,
             otherFiles: otherFiles,
             displayName: displayName,
@@ -255,10 +277,30 @@ public struct VdirCollection: Sendable {
         /// Not there (read again after a change: removed, or renamed away).
         case gone
 
-        /// The UID of the task it holds.
-        var uid: String? { if case .task(let task, _) = self { task.uid } else { nil } }
+        /// What the file is, as the collection keeps it; nil if it is gone.
+        var standing: FileStanding? {
+            switch self {
+            case .task(let task, _): .task(uid: task.uid)
+            case .skipped(let reason): .skipped(reason)
+            case .other: .other
+            case .gone: nil
+            }
+        }
 
-        var isGone: Bool { if case .gone = self { true } else { false } }
+        /// Its task, as file `name`'s.
+        func entry(_ name: String) -> Entry? {
+            if case .task(let task, let stamp) = self { Entry(fileName: name, task: task, stamp: stamp) } else { nil }
+        }
+    }
+
+    /// What a file of the folder is, as the collection keeps it between readings: which file of a UID is its task
+    /// depends on the others of that UID.
+    enum FileStanding {
+        case task(uid: String?)
+        case skipped(String)
+        case other
+
+        var uid: String? { if case .task(let uid) = self { uid } else { nil } }
     }
 
     /// What file `name` of `folder` holds, and whether it is a symbolic link (read again at every change: a change of
@@ -360,8 +402,8 @@ public struct VdirCollection: Sendable {
             guard let first = line.firstIndex(where: { !isBlank($0) }),
                 let last = line.lastIndex(where: { !isBlank($0) })
             else { return false }
-            let uppercased = line[first...last].lazy.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
-            return uppercased.elementsEqual("BEGIN:VTODO".utf8)
+            let word = line[first...last]
+            return word.count == 11 && String(decoding: word, as: UTF8.self).uppercased() == "BEGIN:VTODO"
         }
     }
 

@@ -98,7 +98,7 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
     /// A repeat nudge cannot follow exactly is taken as its one occurrence, and the list says so of its file.
     @Test func aRepeatNudgeCannotFollowIsTakenAsOneOccurrenceAndCountedAsLimited() throws {
-        let (book, listID) = try linkedBook([
+        var (book, listID) = try linkedBook([
             try task(
                 "a.ics",
                 "weekly",
@@ -117,6 +117,14 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(
             limited.first?.reason.hasPrefix("taken without its repeat: its RRULE places its starts") == true
         )
+
+        // A reading of the other file alone leaves it so.
+        let other = try task("b.ics", "daily, edited", due: "20270115T170000Z", extra: "RRULE:FREQ=DAILY")
+        _ = try book.applyFolder(
+            listID: listID,
+            FolderContents(tasks: [other], taskFiles: ["a.ics", "b.ics"], readAnew: ["b.ics"])
+        )
+        #expect(book.folderStates[listID] == .read(skipped: [], limited: limited, otherFiles: 0))
     }
 
     @Test func anUnavailableFolderKeepsEveryItemAndReminder() throws {
@@ -258,14 +266,19 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         #expect(partial.folderStates[listID] == whole.folderStates[listID])
         #expect(partial.scheduler.pendingReminders.map(\.itemID) == whole.scheduler.pendingReminders.map(\.itemID))
 
-        // Beside a folder the book did not take as read (unavailable, say), every file is looked at.
+        // Beside a folder the book did not take as read (unavailable, say), a reading of a few files says too
+        // little: it is passed over, for the folder read whole.
         var away = whole
         away.folderUnavailable(listID: listID, reason: "moved away")
+        #expect(!away.hasTakenFolder(of: listID))
         var gone = then
         gone.tasks.removeFirst()
-        gone.readAnew = ["d.ics"]
-        _ = try away.applyFolder(listID: listID, gone)
-        #expect(!items(away, listID).map(\.text).contains("one, edited"), "a.ics's item goes with its file")
+        gone.taskFiles.removeFirst()
+        gone.readAnew = ["a.ics", "d.ics"]
+        let passedOver = try away.applyFolder(listID: listID, gone)
+        #expect(passedOver.changes.isEmpty && passedOver.events.isEmpty)
+        #expect(items(away, listID).map(\.text).contains("one, edited"))
+        #expect(away.folderStates[listID] == .unavailable(reason: "moved away"))
 
         then.tasks[1] = try task("c.ics", "three, as a file not read anew")
         then.readAnew = ["d.ics"]
