@@ -68,11 +68,14 @@ extension ReminderBook {
             )
             return Outcome()
         }
+        // The items of the files read anew, and of their tasks' UIDs: a change of one file among ten thousand makes
+        // no table of every item (that took a third of its time).
+        let uidsRead = contents.readAnew == nil ? nil : Set(contents.tasks.compactMap(\.task.uid))
         var byFile: [String: Int] = [:]
         var byUID: [String: Int] = [:]
         for item in list.items {
-            if let fileName = item.fileName { byFile[fileName] = item.itemID }
-            if let uid = item.calendarUID { byUID[uid] = item.itemID }
+            if let fileName = item.fileName, contents.readAnew(fileName) { byFile[fileName] = item.itemID }
+            if let uid = item.calendarUID, uidsRead?.contains(uid) ?? true { byUID[uid] = item.itemID }
         }
         var outcome = Outcome()
         // The collection's own name names the list, unless another list has it.

@@ -253,8 +253,11 @@ final class FolderWatcher: Service, Sendable {
                 }
                 if overlapped { return ((false, [SkippedFile]()), ReminderBook.Outcome()) }
                 // A reading of a few files is beside the one the book took: if the book has none now (its folder
-                // unavailable since, say), the folder is read whole.
-                if case .success(let read) = collection, read.readAnew != nil, !book.hasTakenFolder(of: listID) {
+                // unavailable since, or its store reloaded after a failed write), the folder is read whole, if the
+                // list is still linked to it.
+                if case .success(let read) = collection, read.readAnew != nil, !book.hasTakenFolder(of: listID),
+                    book.library.list(id: listID)?.link?.folder == folder
+                {
                     self.readLater(listID: listID, folder: folder)
                     return ((false, [SkippedFile]()), ReminderBook.Outcome())
                 }

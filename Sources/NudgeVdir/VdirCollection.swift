@@ -28,8 +28,11 @@ public struct VdirCollection: Sendable {
     /// The folder's `displayname`, its first line, if it has one.
     public private(set) var displayName: String?
     /// The tasks of the files read, by file name: every task of the folder, for the folder read whole; else those of
-    /// the files `readAnew`.
-    public var entries: [Entry] { taskFiles.compactMap { tasksRead[$0] } }
+    /// the files `readAnew`. Not of a collection `withoutTasks`.
+    public var entries: [Entry] {
+        precondition(holdsTasks, "a reading without its tasks is kept for the next reading alone")
+        return taskFiles.compactMap { tasksRead[$0] }
+    }
     /// Files that hold a task nudge cannot take, and why (the line where the grammar says one), by file name.
     public let skipped: [SkippedFile]
     /// Files of other components (VEVENT, VJOURNAL), left alone.
@@ -46,8 +49,10 @@ public struct VdirCollection: Sendable {
     private let folderIdentity: FolderIdentity
     /// What each task file (a name ending in `.ics`) is, by name.
     private let files: [String: FileStanding]
-    /// The tasks of the files this reading read, by name: none in `withoutTasks`.
+    /// The tasks of the files this reading read, by name.
     private var tasksRead: [String: Entry]
+    /// False once the tasks read are let go (`withoutTasks`).
+    private var holdsTasks = true
     /// The files whose task is taken, by name: those of `files` that hold a task, less the later files of a UID.
     private let taskFiles: [String]
     /// The task files that are symbolic links (to another file of the folder): a change of their target names the
@@ -98,10 +103,10 @@ public struct VdirCollection: Sendable {
     /// The collection with the files `names` of its folder read again (gone, made, or changed), and its
     /// `displayname` if it is among them: a change of a few files reads those files, not the folder. Each symbolic
     /// link is read again (a change of its target names the target); a file found gone lists the folder, for the
-    /// other half of a rename the caller has not heard of yet; the other files of each UID read had are read again
-    /// (which of them is its task depends on them all). Reads the folder whole if the zone or its rules differ
-    /// from the collection's. Throws `VdirError.unavailable` if the folder is no longer the directory it was (moved
-    /// away, another made in its place), before or after the files are read: the caller reads it whole.
+    /// other half of a rename the caller has not heard of yet; the other files of each UID the files read had, or
+    /// have, are read again (which of them is its task depends on them all). Reads the folder whole if the zone or
+    /// its rules differ from the collection's. Throws `VdirError.unavailable` if the folder is no longer the directory
+    /// it was (moved away, another made in its place), before or after the files are read: the caller reads it whole.
     public func reading(_ names: Set<String>, timeZone: TimeZone, zones: ZoneRulesStore) throws(VdirError) -> Self {
         guard timeZone == self.timeZone, zones === self.zones else {
             return try Self.read(folder, timeZone: timeZone, zones: zones)
@@ -127,30 +132,31 @@ public struct VdirCollection: Sendable {
                 if isLink { links.insert(name) } else { links.remove(name) }
             }
         }
-        var readAnew = names.union(links)
-        read(readAnew)
-        // A file gone may be half of a rename whose other half the caller has not heard of yet (the kernel's two
-        // events in two reads of its queue): the folder's listing finds the new name, which keeps the task.
-        if readAnew.contains(where: { self.files[$0] != nil && files[$0] == nil }) {
-            let listed: Set<String>
-            do throws(Errno) {
-                listed = Set(try SystemCall.directoryEntries(resolvedFolder).filter(Self.isTaskFileName))
-            } catch {
-                throw VdirError.unavailable(folder: folder, reason: error.description)
+        var readAnew: Set<String> = []
+        var toRead = names.union(links)
+        while !toRead.isEmpty {
+            read(toRead)
+            readAnew.formUnion(toRead)
+            var more: Set<String> = []
+            // A file gone may be half of a rename whose other half the caller has not heard of yet (the kernel's two
+            // events in two reads of its queue): the folder's listing finds the new name, which keeps the task.
+            if toRead.contains(where: { self.files[$0] != nil && files[$0] == nil }) {
+                let listed: Set<String>
+                do throws(Errno) {
+                    listed = Set(try SystemCall.directoryEntries(resolvedFolder).filter(Self.isTaskFileName))
+                } catch {
+                    throw VdirError.unavailable(folder: folder, reason: error.description)
+                }
+                let present = Set(files.keys)
+                more = listed.subtracting(present).union(present.subtracting(listed))
             }
-            let present = Set(files.keys)
-            let more = listed.subtracting(present).union(present.subtracting(listed))
-            read(more)
-            readAnew.formUnion(more)
-        }
-        // Which file of a UID is its task depends on the others of that UID: one may be its task now, and its task is
-        // handed on as read, not as the reading before had it (which kept no task).
-        if !changedUIDs.isEmpty {
-            let mates = files.filter { name, standing in
-                !readAnew.contains(name) && standing.uid.map(changedUIDs.contains) == true
+            // Which file of a UID is its task depends on the others of that UID: one may be its task now, and its
+            // task is handed on as read (the reading before kept none). A file read so may be gone, or hold another
+            // UID, whose files are read in turn.
+            for (name, standing) in files where standing.uid.map(changedUIDs.contains) == true {
+                more.insert(name)
             }
-            read(Set(mates.keys))
-            readAnew.formUnion(mates.keys)
+            toRead = more.subtracting(readAnew)
         }
         guard try Self.resolve(folder) == (resolvedFolder, folderIdentity) else { throw replaced }
         var read = VdirCollection(of: self, files: files, tasksRead: tasksRead, links: links, readAnew: readAnew)
@@ -229,11 +235,12 @@ public struct VdirCollection: Sendable {
     }
 
     /// The collection as the next `reading` needs it: what each file is, without the tasks read, which the book has
-    /// once it has taken `contents`. The watcher keeps one for each linked folder: at ten thousand tasks, keeping the
-    /// tasks too held 330 bytes a task.
+    /// once it has taken `contents` (it has neither `entries` nor `contents`). The watcher keeps one for each linked
+    /// folder: at ten thousand tasks, keeping the tasks too held 260 bytes a task.
     public var withoutTasks: Self {
         var collection = self
         collection.tasksRead = [:]
+        collection.holdsTasks = false
         return collection
     }
 
@@ -402,6 +409,7 @@ public struct VdirCollection: Sendable {
             guard let first = line.firstIndex(where: { !isBlank($0) }),
                 let last = line.lastIndex(where: { !isBlank($0) })
             else { return false }
+            // Eleven bytes make a small String, kept inline: nothing is allocated.
             let word = line[first...last]
             return word.count == 11 && String(decoding: word, as: UTF8.self).uppercased() == "BEGIN:VTODO"
         }

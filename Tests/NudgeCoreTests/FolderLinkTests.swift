@@ -250,11 +250,14 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         }
         #expect(skippedAtLink.map(\.fileName) == ["z.ics"])
         var whole = partial
-        var then = FolderContents(tasks: [
-            try task("a.ics", "one, edited", due: "20270115T170000Z"), kept, try task("d.ics", "four"), refused,
-        ])
-        _ = try whole.applyFolder(listID: listID, then)
-        then.readAnew = ["a.ics", "b.ics", "d.ics"]
+        let (edited, added) = (try task("a.ics", "one, edited", due: "20270115T170000Z"), try task("d.ics", "four"))
+        _ = try whole.applyFolder(listID: listID, FolderContents(tasks: [edited, kept, added, refused]))
+        // As a collection hands on a reading of a few files: their tasks, and the names of every task file.
+        var then = FolderContents(
+            tasks: [edited, added],
+            taskFiles: ["a.ics", "c.ics", "d.ics", "z.ics"],
+            readAnew: ["a.ics", "b.ics", "d.ics"]
+        )
         _ = try partial.applyFolder(listID: listID, then)
         func shown(_ book: ReminderBook) -> [String] {
             items(book, listID).map {
@@ -271,16 +274,17 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
         var away = whole
         away.folderUnavailable(listID: listID, reason: "moved away")
         #expect(!away.hasTakenFolder(of: listID))
-        var gone = then
-        gone.tasks.removeFirst()
-        gone.taskFiles.removeFirst()
-        gone.readAnew = ["a.ics", "d.ics"]
+        let gone = FolderContents(
+            tasks: [added],
+            taskFiles: ["c.ics", "d.ics", "z.ics"],
+            readAnew: ["a.ics", "d.ics"]
+        )
         let passedOver = try away.applyFolder(listID: listID, gone)
         #expect(passedOver.changes.isEmpty && passedOver.events.isEmpty)
         #expect(items(away, listID).map(\.text).contains("one, edited"))
         #expect(away.folderStates[listID] == .unavailable(reason: "moved away"))
 
-        then.tasks[1] = try task("c.ics", "three, as a file not read anew")
+        then.tasks = [added, try task("c.ics", "three, as a file not read anew")]
         then.readAnew = ["d.ics"]
         let outcome = try partial.applyFolder(listID: listID, then)
         #expect(outcome.changes.isEmpty && outcome.events.isEmpty)
