@@ -37,9 +37,9 @@ public struct VdirCollection: Sendable {
     public let skipped: [SkippedFile]
     /// Files of other components (VEVENT, VJOURNAL), left alone.
     public let otherFiles: Int
-    /// The files read anew since the collection read before (`reading(_:timeZone:zones:)`), with those whose
-    /// standing that may change (the other files of their UIDs: the first by name is the task); nil for the folder
-    /// read whole.
+    /// The files read anew since the collection read before (`reading(_:timeZone:zones:)`): those named, the symbolic
+    /// links, those a listing found made or gone, and the other files of every UID these had or have (whose standing
+    /// may change: the first by name is the task); nil for the folder read whole.
     public let readAnew: Set<String>?
 
     /// The folder, as the link names it.
@@ -134,13 +134,16 @@ public struct VdirCollection: Sendable {
         }
         var readAnew: Set<String> = []
         var toRead = names.union(links)
+        var isListed = false
         while !toRead.isEmpty {
             read(toRead)
             readAnew.formUnion(toRead)
             var more: Set<String> = []
             // A file gone may be half of a rename whose other half the caller has not heard of yet (the kernel's two
-            // events in two reads of its queue): the folder's listing finds the new name, which keeps the task.
-            if toRead.contains(where: { self.files[$0] != nil && files[$0] == nil }) {
+            // events in two reads of its queue): the folder's listing finds the new name, which keeps the task. Once
+            // is enough: it finds every name the folder has then.
+            if !isListed, toRead.contains(where: { self.files[$0] != nil && files[$0] == nil }) {
+                isListed = true
                 let listed: Set<String>
                 do throws(Errno) {
                     listed = Set(try SystemCall.directoryEntries(resolvedFolder).filter(Self.isTaskFileName))
