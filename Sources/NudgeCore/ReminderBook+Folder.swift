@@ -96,32 +96,32 @@ extension ReminderBook {
             try library.apply(change)
             outcome.changes.append(change)
         }
-        for (fileName, itemID) in byFile.filter({ contents.readAnew($0.key) }).sorted(by: { $0.key < $1.key })
+        for (fileName, itemID) in byFile.sorted(by: { $0.key < $1.key })
         where !contents.isTaskFile(fileName) && !kept.contains(fileName) {
             outcome.append(contentsOf: try removeItemIgnoringLink(itemID: itemID))
         }
         // Items put on a day whose digest went out follow up together, once, as an import's do.
         heldFollowUps = []
         defer { heldFollowUps = nil }
+        var limited: [SkippedFile] = []
         for entry in contents.tasks where contents.readAnew(entry.fileName) {
             do {
                 try take(entry, into: byFile[entry.fileName], of: listID, link: link, outcome: &outcome)
+                if !kept.contains(entry.fileName), let why = entry.task.repeatLeftOut {
+                    limited.append(SkippedFile(fileName: entry.fileName, reason: "taken without its repeat: " + why))
+                }
             } catch {
                 skipped.append(SkippedFile(fileName: entry.fileName, reason: error.description))
             }
         }
         outcome.append(contentsOf: numbered(followUp(heldFollowUps ?? [], now: clock.now())))
-        let refused = Set(skipped.map(\.fileName))
-        var limited = contents.tasks.compactMap { entry -> SkippedFile? in
-            guard contents.readAnew(entry.fileName), !refused.contains(entry.fileName),
-                let why = entry.task.repeatLeftOut
-            else { return nil }
-            return SkippedFile(fileName: entry.fileName, reason: "taken without its repeat: " + why)
-        }
         // A task the model refused, or took without its repeat, in a file not read anew stays so.
         if contents.readAnew != nil, case .read(let skippedBefore, let limitedBefore, _) = folderStates[listID] {
-            skipped += skippedBefore.filter { !contents.readAnew($0.fileName) && contents.isTaskFile($0.fileName) }
-            limited += limitedBefore.filter { !contents.readAnew($0.fileName) && contents.isTaskFile($0.fileName) }
+            let stillSo = { (file: SkippedFile) in
+                !contents.readAnew(file.fileName) && contents.isTaskFile(file.fileName)
+            }
+            skipped += skippedBefore.filter(stillSo)
+            limited += limitedBefore.filter(stillSo)
         }
         folderStates[listID] = .read(
             skipped: skipped.sorted { $0.fileName < $1.fileName },

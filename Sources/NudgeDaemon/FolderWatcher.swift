@@ -252,11 +252,12 @@ final class FolderWatcher: Service, Sendable {
                     return true
                 }
                 if overlapped { return ((false, [SkippedFile]()), ReminderBook.Outcome()) }
+                let linkedHere = book.library.list(id: listID)?.link?.folder == folder
                 // A reading of a few files is beside the one the book took: if the book has none now (its folder
                 // unavailable since, or its store reloaded after a failed write), the folder is read whole, if the
                 // list is still linked to it.
                 if case .success(let read) = collection, read.readAnew != nil, !book.hasTakenFolder(of: listID),
-                    book.library.list(id: listID)?.link?.folder == folder
+                    linkedHere
                 {
                     self.readLater(listID: listID, folder: folder)
                     return ((false, [SkippedFile]()), ReminderBook.Outcome())
@@ -265,7 +266,7 @@ final class FolderWatcher: Service, Sendable {
                 let outcome = book.apply([reading])
                 let after = book.folderStates[listID]
                 // Taken as the folder as it is: not passed over (linked elsewhere since), nor unavailable.
-                var isTaken = book.library.list(id: listID)?.link?.folder == folder
+                var isTaken = linkedHere
                 if case .read = after {} else { isTaken = false }
                 return ((isTaken, Self.newlySkipped(before: before, after: after)), outcome)
             }

@@ -30,7 +30,9 @@ public struct VdirCollection: Sendable {
     /// The tasks of the files read, by file name: every task of the folder, for the folder read whole; else those of
     /// the files `readAnew`. Not of a collection `withoutTasks`.
     public var entries: [Entry] {
-        precondition(holdsTasks, "a reading without its tasks is kept for the next reading alone")
+        guard let tasksRead else {
+            preconditionFailure("a reading without its tasks is kept for the next reading alone")
+        }
         return taskFiles.compactMap { tasksRead[$0] }
     }
     /// Files that hold a task nudge cannot take, and why (the line where the grammar says one), by file name.
@@ -49,10 +51,8 @@ public struct VdirCollection: Sendable {
     private let folderIdentity: FolderIdentity
     /// What each task file (a name ending in `.ics`) is, by name.
     private let files: [String: FileStanding]
-    /// The tasks of the files this reading read, by name.
-    private var tasksRead: [String: Entry]
-    /// False once the tasks read are let go (`withoutTasks`).
-    private var holdsTasks = true
+    /// The tasks of the files this reading read, by name; nil once let go (`withoutTasks`).
+    private var tasksRead: [String: Entry]?
     /// The files whose task is taken, by name: those of `files` that hold a task, less the later files of a UID.
     private let taskFiles: [String]
     /// The task files that are symbolic links (to another file of the folder): a change of their target names the
@@ -242,8 +242,7 @@ public struct VdirCollection: Sendable {
     /// folder: at ten thousand tasks, keeping the tasks too held 260 bytes a task.
     public var withoutTasks: Self {
         var collection = self
-        collection.tasksRead = [:]
-        collection.holdsTasks = false
+        collection.tasksRead = nil
         return collection
     }
 
@@ -404,9 +403,7 @@ public struct VdirCollection: Sendable {
         let newlines = UInt8(ascii: "\n")...UInt8(ascii: "\r")
         return text.utf8.split(whereSeparator: newlines.contains).contains { line in
             guard line.allSatisfy({ $0 < 0x80 }) else {
-                return String(decoding: line, as: UTF8.self).split(whereSeparator: \.isNewline).contains { text in
-                    text.drop { $0 == "\u{FEFF}" }.trimmingCharacters(in: .whitespaces).uppercased() == "BEGIN:VTODO"
-                }
+                return holdsTaskAsText(String(decoding: line, as: UTF8.self))
             }
             let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
             guard let first = line.firstIndex(where: { !isBlank($0) }),
@@ -415,6 +412,14 @@ public struct VdirCollection: Sendable {
             // Eleven bytes make a small String, kept inline: nothing is allocated.
             let word = line[first...last]
             return word.count == 11 && String(decoding: word, as: UTF8.self).uppercased() == "BEGIN:VTODO"
+        }
+    }
+
+    /// What `holdsTask` says, looked at as text: a line (split where Swift's Characters say a line ends) that is
+    /// `BEGIN:VTODO` in any case, after any byte-order marks and between blanks.
+    static func holdsTaskAsText(_ text: String) -> Bool {
+        text.split(whereSeparator: \.isNewline).contains { line in
+            line.drop { $0 == "\u{FEFF}" }.trimmingCharacters(in: .whitespaces).uppercased() == "BEGIN:VTODO"
         }
     }
 

@@ -137,8 +137,7 @@ public enum ICalendarText {
         // A byte-order mark is not part of the text (Windows programs write one; RFC 5545 says nothing of it).
         // Both are taken out of the UTF-8 bytes (a carriage return is one byte, never part of another character's),
         // four times faster than of the Unicode scalars: a folder of ten thousand tasks is read whole when linked.
-        var bytes = text.utf8[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let bytes = text.utf8.trimmingPrefix([0xEF, 0xBB, 0xBF])
         let text = String(decoding: bytes.filter { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
         for physical in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
