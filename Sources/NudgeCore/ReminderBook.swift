@@ -355,6 +355,29 @@ public struct ReminderBook: Sendable {
         return (item, numbered(outcome))
     }
 
+    /// Acknowledges the reminder of the item's that fired (`nudge ack`): nothing more is awaited of it, and what the
+    /// desktop shows of it is taken down. Reported as `acknowledged`, about the instant that fired. An item whose
+    /// reminder awaits nothing is left as it is. Not an edit, and not undone: what a reminder awaits is nudge's state,
+    /// not the item's (a linked list's file does not hold it).
+    public mutating func acknowledgeItem(itemID: Int) throws(ModelError) -> Outcome {
+        guard let change = try library.makeAcknowledge(itemID: itemID), let item = library.item(id: itemID),
+            let list = library.list(containing: itemID)
+        else { return Outcome() }
+        let now = clock.now()
+        try library.apply(change)
+        let fired = Reminder(
+            itemID: itemID,
+            text: item.text,
+            listName: list.name,
+            due: item.lastFiredAt ?? now,
+            priority: item.priority
+        )
+        var outcome = Outcome(changes: [change])
+        outcome.actions = [.withdraw(itemID: itemID)]
+        outcome.events = [ReminderEvent(.acknowledged, of: fired, at: now)]
+        return numbered(outcome)
+    }
+
     /// Removes an item, cancelling its reminder.
     public mutating func removeItem(itemID: Int) throws(ModelError) -> Outcome {
         try refuseIfKeptInFolder(itemID)
@@ -832,6 +855,7 @@ public struct ReminderBook: Sendable {
                 let change = try? library.makeMarkHandled(
                     itemID: event.itemID,
                     due: event.due,
+                    fired: event.kind == .fired,
                     now: now,
                     timeZone: timeZone,
                     zones: zones

@@ -24,6 +24,7 @@ public struct JournalEntry: Sendable, Equatable {
         case .completed: "017cdb8c95ae4e1abaf93d870403375a"
         case .warned: "2617270170764842b07c5e1b3dd07b7e"
         case .dismissed: "ab6c533a88b845bda43d59d0f4b1f6b3"
+        case .acknowledged: "b4aa6212c6734b61a0cc02aec8b28a74"
         case .expired: "c530e9028b9a4487bac95d352cb48776"
         case .digest: "8ebfc08e841a4a42af242776147f4ffb"
         case .changed: "c916ac1676de7a29960718eaabfd3489"
@@ -45,7 +46,7 @@ public struct JournalEntry: Sendable, Equatable {
         case (.missed, .normal): 4
         case (.digest, _): 5
         case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _), (.dismissed, _),
-            (.expired, _), (.changed, _), (.undone, _):
+            (.acknowledged, _), (.expired, _), (.changed, _), (.undone, _):
             6
         }
     }
@@ -68,6 +69,7 @@ public struct JournalEntry: Sendable, Equatable {
             case .completed: "occurrence of \(due) completed: \(event.text)"
             case .warned: "due in \(DurationText.short(event.warningTimeLeft ?? 0)) (\(due)): \(event.text)"
             case .dismissed: "notification dismissed: \(event.text)"
+            case .acknowledged: "acknowledged: \(event.text)"
             case .expired: "notification expired: \(event.text)"
             case .digest: event.text
             case .changed: "changed: \(event.text)"

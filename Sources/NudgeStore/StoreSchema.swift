@@ -57,6 +57,11 @@ public enum StoreSchema {
             change: "a list may be kept in a folder of task files (link; change setLink), and its items name their "
                 + "file there (fileName)"
         ),
+        Format(
+            version: 13,
+            change: "an item may say its fired reminder awaits acknowledgement (unacknowledgedSince), and events may "
+                + "be acknowledged"
+        ),
     ]
 
     public static let currentVersion = formats[formats.count - 1].version
@@ -84,6 +89,7 @@ extension ChecklistItem: StoredRecord {
         .init("snoozedUntil", \.snoozedUntil),
         .init("warnings", \.warnings),
         .init("warnedThrough", \.warnedThrough),
+        .init("unacknowledgedSince", \.unacknowledgedSince),
         .init("uid", \.calendarUID),
         .init("fileName", \.fileName),
     ]

@@ -26,8 +26,8 @@ struct Nudge: AsyncParsableCommand {
         version: NudgeVersion.current,
         subcommands: [
             AddCommand.self, LsCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self,
-            UndoneCommand.self, SnoozeCommand.self, RmCommand.self, PendingCommand.self, TodayCommand.self,
-            WatchCommand.self,
+            UndoneCommand.self, AckCommand.self, SnoozeCommand.self, RmCommand.self, PendingCommand.self,
+            TodayCommand.self, WatchCommand.self,
             EventsCommand.self,
             ClockCommand.self, BatchCommand.self, CalendarCommand.self, ListsCommand.self, ListCommand.self,
             ExportCommand.self, ImportCommand.self, UndoCommand.self,

@@ -16,6 +16,8 @@ extension GlobalOptions {
 enum Render {
     /// Marks an item whose reminder is pending.
     static let pendingMark = "⏰"
+    /// Marks an item whose reminder fired and awaits acknowledgement.
+    static let unacknowledgedMark = "🔔"
 
     /// A table cell: parts of text, each styled its own way when colour is on, separated by two spaces.
     struct Cell {
@@ -78,8 +80,8 @@ enum Render {
     }
 
     /// ID, check box, text, due (relative and absolute), then the repeat rule (or the repeat after completion), a
-    /// priority other than normal, and the pending or overdue mark, or `digest` for an item due on a day that the
-    /// day's digest brings.
+    /// priority other than normal, the mark of a fired reminder not acknowledged, and the pending or overdue mark, or
+    /// `digest` for an item due on a day that the day's digest brings.
     private static func itemRow(_ item: Components.Schemas.Item, look: Look) -> [Cell] {
         let overdue = isOverdue(item, look: look)
         let repeats = item._repeat.map(ruleSummary) ?? repeatAfterText(item).map { "\($0) after done" }
@@ -89,6 +91,7 @@ enum Render {
         case .low: notes.append(("!low", .dim))
         case .normal: break
         }
+        if item.unacknowledgedSince != nil { notes.append((unacknowledgedMark, .bold)) }
         if item.pendingDue != nil {
             notes.append((pendingMark, .plain))
         } else if overdue {
@@ -170,6 +173,11 @@ enum Render {
             ),
             // The due instant whose reminder was last fired or found missed, not when that happened.
             ("Last reminder", item.lastFiredAt.map { "for the instant due \(date($0, otherwise: ""))" } ?? "none yet"),
+            (
+                "Acknowledged",
+                item.unacknowledgedSince.map { "\(unacknowledgedMark) not yet: fired \(date($0, otherwise: ""))" }
+                    ?? "nothing awaits it"
+            ),
             ("Created", date(item.createdAt, otherwise: "")),
             ("Updated", date(item.updatedAt, otherwise: "")),
         ]
@@ -335,6 +343,8 @@ enum Render {
             detail = event.source == .notification ? "due \(due), done" : "occurrence due \(due) done"
         case .dismissed, .expired:
             detail = "showing due \(due)"
+        case .acknowledged:
+            detail = "fired due \(due)"
         case .digest:
             let late = event.lateBy ?? 0
             detail =

@@ -146,6 +146,32 @@ import Testing
         }
     }
 
+    @Test func aFiredReminderAwaitsAcknowledgementUntilAckedAndTheListFiltersByIt() async throws {
+        try await withRoutes { client in
+            let item = #"{"text": "tea", "dueDate": "2027-01-15T08:01:00Z", "shouldRemind": true}"#
+            #expect(try await Self.send(client, .post, "/v1/items", json: item).status == .created)
+            #expect(try await Self.send(client, .post, "/v1/items", json: #"{"text": "other"}"#).status == .created)
+            func ids(_ query: String) async throws -> [Int] {
+                let page = try await Self.send(client, .get, "/v1/items\(query)")
+                return (page.json?["items"] as? [[String: Any]] ?? []).compactMap { $0["itemID"] as? Int }
+            }
+            #expect(try await ids("?unacknowledged=true") == [], "nothing fired yet")
+            #expect(try await Self.send(client, .post, "/v1/clock", json: #"{"advance": "PT2M"}"#).status == .ok)
+            let fired = try await Self.send(client, .get, "/v1/items/1")
+            #expect(fired.json?["unacknowledgedSince"] as? String == "2027-01-15T08:01:00.000Z")
+            #expect(try await ids("?unacknowledged=true") == [1])
+            #expect(try await ids("?unacknowledged=false") == [2])
+
+            let acked = try await Self.send(client, .post, "/v1/items/1/ack")
+            #expect(acked.status == .ok, "\(acked.json ?? [:])")
+            #expect(acked.json?["itemID"] as? Int == 1 && acked.json?["unacknowledgedSince"] == nil)
+            #expect(try await ids("?unacknowledged=true") == [])
+            // Again: nothing awaits it, and it is answered as it is.
+            #expect(try await Self.send(client, .post, "/v1/items/1/ack").status == .ok)
+            #expect(try await Self.send(client, .post, "/v1/items/9/ack").code == "unknown_item")
+        }
+    }
+
     @Test func aClockMoveIsAppliedOnTheManualClockAndOneThatIsNotADurationIsRefused() async throws {
         try await withRoutes { client in
             // The rig's service runs on a manual clock: a move is applied and answered with the clock after it.

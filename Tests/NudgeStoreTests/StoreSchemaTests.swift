@@ -32,6 +32,7 @@ extension NudgeStoreTests {
             snoozedUntil: instant + 7200,
             warnings: [86_400, 600],
             warnedThrough: instant - 120,
+            unacknowledgedSince: instant - 90,
             calendarUID: "uid-from-elsewhere@example.org",
             fileName: "uid-from-elsewhere.ics"
         )

@@ -46,6 +46,10 @@ public struct ChecklistItem: Sendable, Equatable {
     /// Advance warnings at or before this instant are settled: sent, reported missed, or passed over because the
     /// reminder they were about fired first. A restart never sends one of them.
     public var warnedThrough: Date?
+    /// When its last reminder fired, while nobody has acknowledged it: nil once Done, Snooze, an edit, an undo or
+    /// `nudge ack` (`ChecklistLibrary.makeAcknowledge`) has, and for a reminder reported missed (it was never shown).
+    /// The next fire replaces it. Kept by nudge alone: a linked list's file does not hold it.
+    public var unacknowledgedSince: Date?
     /// The UID of the iCalendar task it was imported from, when that was not one nudge made: importing the task
     /// again updates this item, and exporting it gives the UID back.
     public var calendarUID: String?
@@ -72,6 +76,7 @@ public struct ChecklistItem: Sendable, Equatable {
         snoozedUntil: Date? = nil,
         warnings: [TimeInterval] = [],
         warnedThrough: Date? = nil,
+        unacknowledgedSince: Date? = nil,
         calendarUID: String? = nil,
         fileName: String? = nil
     ) {
@@ -93,6 +98,7 @@ public struct ChecklistItem: Sendable, Equatable {
         self.snoozedUntil = snoozedUntil
         self.warnings = warnings
         self.warnedThrough = warnedThrough
+        self.unacknowledgedSince = unacknowledgedSince
         self.calendarUID = calendarUID
         self.fileName = fileName
     }

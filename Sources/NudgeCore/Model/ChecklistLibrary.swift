@@ -371,6 +371,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
             item = RepeatAfter.completing(item, length: length, at: edit.completedAt ?? now, in: timeZone)
         }
         Self.catchUpSeries(&item, now: now, in: timeZone, zones: zones)
+        // Every edit replaces the reminder, and acknowledges one that fired.
+        item.unacknowledgedSince = nil
         if item.checked, let completedAt = edit.completedAt {
             item.completedAt = completedAt
         } else {
@@ -405,18 +407,26 @@ public struct ChecklistLibrary: Sendable, Equatable {
             }
         }
         item.settleCompletion(wasChecked: false, at: now)
+        item.unacknowledgedSince = nil
         item.updatedAt = now
         return .putItem(item, listID: list.listID)
     }
 
-    /// Records that the reminder for `due` was handled (fired or missed) at `now`, without counting as an edit. A
-    /// recurring item moves on to its first occurrence after both, if it has one.
-    public func makeMarkHandled(itemID: Int, due: Date, now: Date, timeZone: TimeZone = .current, zones: ZoneRulesStore)
-        throws(ModelError)
-        -> ChecklistChange
-    {
+    /// Records that the reminder for `due` was handled at `now` (`fired`: delivered, and awaiting acknowledgement;
+    /// else missed), without counting as an edit. A recurring item moves on to its first occurrence after both, if it
+    /// has one.
+    public func makeMarkHandled(
+        itemID: Int,
+        due: Date,
+        fired: Bool,
+        now: Date,
+        timeZone: TimeZone = .current,
+        zones: ZoneRulesStore
+    ) throws(ModelError) -> ChecklistChange {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         item.lastFiredAt = due
+        // A reminder never shown awaits nobody; one shown replaces what an earlier fire awaited.
+        if fired { item.unacknowledgedSince = now }
         item.snoozedUntil = nil
         // The warnings this reminder passed over are settled too: the next one starts with those still ahead, at a
         // restart as now.
@@ -451,7 +461,17 @@ public struct ChecklistLibrary: Sendable, Equatable {
         guard until <= InstantFormat.range.upperBound else { throw .snoozePastLatestInstant }
         item.snoozedUntil = until
         item.shouldRemind = true
+        item.unacknowledgedSince = nil
         item.updatedAt = now
+        return .putItem(item, listID: list.listID)
+    }
+
+    /// A change that acknowledges the item's fired reminder (`nudge ack`), without counting as an edit; nil when none
+    /// awaits acknowledgement.
+    public func makeAcknowledge(itemID: Int) throws(ModelError) -> ChecklistChange? {
+        guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
+        guard item.unacknowledgedSince != nil else { return nil }
+        item.unacknowledgedSince = nil
         return .putItem(item, listID: list.listID)
     }
 

@@ -199,12 +199,13 @@ extension UndoStep.Touch {
     }
 
     /// An item as the user sees it: without when it was last changed, and without what its reminder did (the last
-    /// fire, the warnings sent, a series moved on to its next occurrence).
+    /// fire, the warnings sent, whether a fire was acknowledged, a series moved on to its next occurrence).
     static func userView(_ item: ChecklistItem) -> ChecklistItem {
         var view = item
         view.updatedAt = .distantPast
         view.lastFiredAt = nil
         view.warnedThrough = nil
+        view.unacknowledgedSince = nil
         if view.repeatRule != nil { view.dueDate = nil }
         return view
     }
@@ -284,6 +285,7 @@ extension ChecklistLibrary {
         }
         if item.snoozedUntil.map({ $0 <= now }) ?? false { item.snoozedUntil = nil }
         Self.catchUpSeries(&item, now: now, in: timeZone, zones: zones)
+        item.unacknowledgedSince = nil
         item.updatedAt = now
         return .putItem(item, listID: placed.listID)
     }

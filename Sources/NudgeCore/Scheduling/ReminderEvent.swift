@@ -23,6 +23,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         case warned
         /// The user closed the reminder's desktop notification without pressing a button.
         case dismissed
+        /// The user acknowledged a reminder that fired (`nudge ack`): `due` is the instant that fired.
+        case acknowledged
         /// The notification server took the reminder's notification off the screen by itself.
         case expired
         /// The day's digest of items due on a day was delivered, or a follow-up to it: about no one item (`itemID`

@@ -5,15 +5,18 @@ import NudgeCore
 
 /// `/v1/items`, `/v1/pending` and `/v1/digest`.
 extension APIHandler {
-    /// A page of items in ID order, of one list or all lists; unchecked ones only unless `all`.
+    /// A page of items in ID order, of one list or all lists; unchecked ones only unless `all`; with `unacknowledged`,
+    /// only those whose fired reminder awaits acknowledgement, or only the others.
     func listItems(_ input: Operations.ListItems.Input) async throws -> Operations.ListItems.Output {
         let (listName, includeChecked) = (input.query.list, input.query.all ?? false)
+        let unacknowledged = input.query.unacknowledged
         let after = try Self.after(input.query.after)
         let limit = try Self.limit(input.query.limit)
         let page = try await service.read { book in
             let listID = try book.listID(id: nil, name: listName)
             let (found, more) = book.library.itemPage(after: after, limit: limit) { item, list in
                 (listID == nil || list.listID == listID) && (includeChecked || !item.checked)
+                    && unacknowledged.map { $0 == (item.unacknowledgedSince != nil) } != false
             }
             let items = found.map { book.wire($0.item, in: $0.list) }
             return Components.Schemas.ItemPage(items: items, next: more ? items.last?.itemID : nil)
@@ -102,6 +105,16 @@ extension APIHandler {
         return try await service.write(change, folders: folders) { book, item in
             try item.map { try book.wireItem($0.itemID) }
         }
+    }
+
+    /// Acknowledges an item's reminder that fired; not a change of the user's to undo (`acknowledgeItem`).
+    func acknowledgeItem(_ input: Operations.AcknowledgeItem.Input) async throws -> Operations.AcknowledgeItem.Output {
+        let itemID = input.path.id
+        let item = try await service.write { book in
+            let outcome = try book.acknowledgeItem(itemID: itemID)
+            return (try book.wireItem(itemID), outcome)
+        }
+        return .ok(.init(body: .json(item)))
     }
 
     /// Snoozes an item's reminder until the instant the body names, from the loop's clock (the manual clock's, too).

@@ -31,6 +31,7 @@ extension Components.Schemas.Item {
             snoozedUntil: item.snoozedUntil.map(Instant.init),
             warnings: item.warnings.isEmpty ? nil : item.warnings.map(DurationText.iso8601),
             warnedThrough: item.warnedThrough.map(Instant.init),
+            unacknowledgedSince: item.unacknowledgedSince.map(Instant.init),
             pendingDue: pendingDue.map(Instant.init),
             uid: item.calendarUID,
             file: item.fileName
@@ -165,6 +166,7 @@ extension Components.Schemas.EventKind {
         case .completed: self = .completed
         case .warned: self = .warned
         case .dismissed: self = .dismissed
+        case .acknowledged: self = .acknowledged
         case .expired: self = .expired
         case .digest: self = .digest
         case .changed: self = .changed

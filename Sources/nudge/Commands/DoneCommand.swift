@@ -26,9 +26,7 @@ struct DoneCommand: DaemonCommand {
 
     func run() async throws {
         let stop = stop
-        try await items.change(
-            line: { Render.itemSummary($0, look: $1) }
-        ) { client, id throws(CLIError) in
+        try await items.changeShowingItems { client, id throws(CLIError) in
             if stop {
                 try await client.call {
                     let patch = ItemPatch(ItemEdit(checked: true, clearsRepeat: true))

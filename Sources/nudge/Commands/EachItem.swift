@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NudgeAPI
+import NudgeAPITypes
 
 /// `done`, `undone` and `rm` take several IDs: each is changed in turn and reported on a line of its own. An item
 /// nudged refuses (an unknown ID, say) is reported on stderr and the rest still go ahead; the command then exits 1.
@@ -14,6 +15,13 @@ struct EachItem: ParsableArguments {
     var ids: [Int]
 
     @OptionGroup var global: GlobalOptions
+
+    /// Changes each item, showing it as it is after (`done`, `undone`, `ack`): as `ls` shows it, with its list.
+    func changeShowingItems(
+        _ operation: @escaping @Sendable (DaemonClient, Int) async throws(CLIError) -> Components.Schemas.Item
+    ) async throws {
+        try await change(line: { Render.itemSummary($0, look: $1) }, operation)
+    }
 
     /// `line` shows an answer against nudged's clock, which may be a manual one (asked only when it `showsTime`).
     func change<Answer: Encodable & Sendable>(

@@ -13,7 +13,8 @@ struct LsCommand: DaemonCommand {
         discussion: """
             Items are grouped by list. Each line shows the ID, [ ] or [x], the text, the due date (how far off, then \
             when, in local time), and \(Render.pendingMark) (an alarm clock) when a reminder is pending, or \
-            "overdue" when an unchecked item is past due without one. A marker shows a priority other than normal \
+            "overdue" when an unchecked item is past due without one; \(Render.unacknowledgedMark) (a bell) when its \
+            reminder fired and is not acknowledged yet (nudge ack). A marker shows a priority other than normal \
             (!high, !low) and ↻ a repeat rule (or "↻ 2w after done" for a repeat after completion). Times count from \
             nudged's clock.
 
@@ -21,6 +22,7 @@ struct LsCommand: DaemonCommand {
               nudge ls --overdue
               nudge ls --due-before "fri 17:00" --sort due
               nudge ls --checked                # what was done
+              nudge ls --unacknowledged         # reminders that fired, not acknowledged yet
               nudge ls --sort priority          # high first, then by due date, within each list
 
             On a terminal, output is coloured (see --color) and each line cut to the terminal's width; text is \
@@ -44,6 +46,9 @@ struct LsCommand: DaemonCommand {
 
     @Flag(help: "Only unchecked items past their due date with no reminder pending.")
     var overdue = false
+
+    @Flag(help: "Only items whose reminder fired and is not acknowledged yet (nudge ack).")
+    var unacknowledged = false
 
     @Option(
         help: ArgumentHelp(
@@ -112,6 +117,7 @@ struct LsCommand: DaemonCommand {
                     let query = Operations.ListItems.Input.Query(
                         list: name,
                         all: all || checked ? true : nil,
+                        unacknowledged: unacknowledged ? true : nil,
                         after: after
                     )
                     let page = try await client.call { try await $0.listItems(query: query).ok.body.json }
@@ -140,6 +146,7 @@ struct LsCommand: DaemonCommand {
         var filters: [String] = []
         if checked { filters.append("checked-off") }
         if overdue { filters.append("overdue") }
+        if unacknowledged { filters.append("not acknowledged") }
         if let priority { filters.append("\(priority.rawValue)-priority") }
         if let dueBefore { filters.append("due before \(LocalTimeFormat().short(dueBefore))") }
         if filters.isEmpty {

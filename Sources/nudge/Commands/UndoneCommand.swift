@@ -14,9 +14,7 @@ struct UndoneCommand: DaemonCommand {
     var global: GlobalOptions { items.global }
 
     func run() async throws {
-        try await items.change(
-            line: { Render.itemSummary($0, look: $1) }
-        ) { client, id throws(CLIError) in
+        try await items.changeShowingItems { client, id throws(CLIError) in
             try await client.call { try await $0.uncheckItem(path: .init(id: id)).ok.body.json }
         }
     }
