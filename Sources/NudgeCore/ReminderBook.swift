@@ -355,10 +355,10 @@ public struct ReminderBook: Sendable {
         return (item, numbered(outcome))
     }
 
-    /// Acknowledges the reminder of the item's that fired (`nudge ack`): nothing more is awaited of it, and what the
-    /// desktop shows of it is taken down. Reported as `acknowledged`, about the instant that fired. An item whose
-    /// reminder awaits nothing is left as it is. Not an edit, and not undone: what a reminder awaits is nudge's state,
-    /// not the item's (a linked list's file does not hold it).
+    /// Acknowledges the reminder of the item's that fired (`nudge ack`): nothing more is awaited of it, what the
+    /// desktop shows of it is taken down, and a repeat of it pending is cancelled. Reported as `acknowledged`, about
+    /// the instant that fired. An item whose reminder awaits nothing is left as it is. Not an edit, and not undone:
+    /// what a reminder awaits is nudge's state, not the item's (a linked list's file does not hold it).
     public mutating func acknowledgeItem(itemID: Int) throws(ModelError) -> Outcome {
         guard let change = try library.makeAcknowledge(itemID: itemID), let item = library.item(id: itemID),
             let list = library.list(containing: itemID)
@@ -375,6 +375,10 @@ public struct ReminderBook: Sendable {
         var outcome = Outcome(changes: [change])
         outcome.actions = [.withdraw(itemID: itemID)]
         outcome.events = [ReminderEvent(.acknowledged, of: fired, at: now)]
+        // A repeat pending (`Nag`) is no longer wanted: the item's own reminder, if any, takes its place.
+        if scheduler.pendingReminder(for: itemID)?.repeating != nil, let acknowledged = library.item(id: itemID) {
+            outcome.append(scheduler.itemChanged(acknowledged, listName: list.name, now: now))
+        }
         return numbered(outcome)
     }
 
@@ -834,15 +838,26 @@ public struct ReminderBook: Sendable {
         return (library.item(id: item.itemID) ?? item, numbering ? numbered(outcome) : outcome)
     }
 
-    /// Turns every fired, warned or missed decision into a change that records the instant as handled. After a
-    /// reminder (not a warning, which leaves it pending), an item that still wants one has it scheduled (reported as
-    /// `scheduled`): a recurring item's next occurrence, or the due date of one snoozed to before it.
+    /// Turns every fired, warned, missed or renotified decision into a change that records it as handled. After a
+    /// reminder or a repeat (not a warning, which leaves it pending), an item that still wants one has it scheduled
+    /// (reported as `scheduled`): a recurring item's next occurrence, the due date of one snoozed to before it, or the
+    /// next repeat of a fire awaiting acknowledgement.
     private mutating func recordingHandled(_ output: SchedulerOutput, numbering: Bool = true) -> Outcome {
         var outcome = Outcome()
         outcome.append(output)
         let now = clock.now()
         // The items exist: the scheduler only holds reminders of items in the library.
-        for event in output.events where event.kind == .fired || event.kind == .missed || event.kind == .warned {
+        let handled: Set<ReminderEvent.Kind> = [.fired, .missed, .warned, .renotified]
+        for event in output.events where handled.contains(event.kind) {
+            if event.kind == .renotified, let number = event.repeatNumber {
+                guard let change = try? library.makeMarkRepeated(itemID: event.itemID, number: number) else { continue }
+                try? library.apply(change)
+                outcome.changes.append(change)
+                if case .putItem(let item, _) = change {
+                    outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))
+                }
+                continue
+            }
             if event.warning != nil {
                 guard let change = try? library.makeMarkWarned(itemID: event.itemID, instant: event.instant) else {
                     continue
@@ -863,7 +878,7 @@ public struct ReminderBook: Sendable {
             else { continue }
             try? library.apply(change)
             outcome.changes.append(change)
-            if case .putItem(let item, _) = change, item.wantsReminder(at: now) {
+            if case .putItem(let item, _) = change, item.wantsReminder(at: now) || item.nextRepeat != nil {
                 outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))
             }
         }

@@ -25,6 +25,8 @@ public struct JournalEntry: Sendable, Equatable {
         case .warned: "2617270170764842b07c5e1b3dd07b7e"
         case .dismissed: "ab6c533a88b845bda43d59d0f4b1f6b3"
         case .acknowledged: "b4aa6212c6734b61a0cc02aec8b28a74"
+        case .renotified: "770101804c71415c9215ac3c957813bf"
+        case .exhausted: "b517caa5fb8c443f80714ce1376f4eaf"
         case .expired: "c530e9028b9a4487bac95d352cb48776"
         case .digest: "8ebfc08e841a4a42af242776147f4ffb"
         case .changed: "c916ac1676de7a29960718eaabfd3489"
@@ -40,13 +42,14 @@ public struct JournalEntry: Sendable, Equatable {
     /// (2). A digest is a notice, as a reminder on time. The scheduler's other decisions are information.
     public static func priority(of event: ReminderEvent) -> Int {
         switch (event.kind, event.priority ?? .normal) {
-        case (.fired, .low), (.warned, .low), (.missed, .low): 6
-        case (.fired, .high), (.warned, .high), (.missed, .high): 2
-        case (.fired, .normal), (.warned, .normal): (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
+        case (.fired, .low), (.warned, .low), (.missed, .low), (.renotified, .low): 6
+        case (.fired, .high), (.warned, .high), (.missed, .high), (.renotified, .high): 2
+        case (.fired, .normal), (.warned, .normal), (.renotified, .normal):
+            (event.lateBy ?? 0) >= ReminderScheduler.lateThreshold ? 4 : 5
         case (.missed, .normal): 4
         case (.digest, _): 5
         case (.scheduled, _), (.replaced, _), (.cancelled, _), (.snoozed, _), (.completed, _), (.dismissed, _),
-            (.acknowledged, _), (.expired, _), (.changed, _), (.undone, _):
+            (.acknowledged, _), (.exhausted, _), (.expired, _), (.changed, _), (.undone, _):
             6
         }
     }
@@ -70,6 +73,8 @@ public struct JournalEntry: Sendable, Equatable {
             case .warned: "due in \(DurationText.short(event.warningTimeLeft ?? 0)) (\(due)): \(event.text)"
             case .dismissed: "notification dismissed: \(event.text)"
             case .acknowledged: "acknowledged: \(event.text)"
+            case .renotified: "again (\(event.repeatNumber ?? 0)), not acknowledged yet: \(event.text)"
+            case .exhausted: "no more repeats (\(event.repeatNumber ?? 0)), still not acknowledged: \(event.text)"
             case .expired: "notification expired: \(event.text)"
             case .digest: event.text
             case .changed: "changed: \(event.text)"

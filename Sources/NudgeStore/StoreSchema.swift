@@ -59,8 +59,8 @@ public enum StoreSchema {
         ),
         Format(
             version: 13,
-            change: "an item may say its fired reminder awaits acknowledgement (unacknowledgedSince), and events may "
-                + "be acknowledged"
+            change: "an item may say its fired reminder awaits acknowledgement (unacknowledgedSince), may repeat it "
+                + "until then (nag, repeatCount), and events may be acknowledged, renotified or exhausted"
         ),
     ]
 
@@ -69,6 +69,12 @@ public enum StoreSchema {
 
 /// An item.
 extension ChecklistItem: StoredRecord {
+    /// `repeatCount` as stored: left out while it is 0, as nearly every item's is.
+    var storedRepeatCount: Int? {
+        get { repeatCount == 0 ? nil : repeatCount }
+        set { repeatCount = newValue ?? 0 }
+    }
+
     typealias Box = StoredItem
     static let fields: [StoredField<ChecklistItem>] = [
         .init("itemID", \.itemID, .required),
@@ -90,6 +96,8 @@ extension ChecklistItem: StoredRecord {
         .init("warnings", \.warnings),
         .init("warnedThrough", \.warnedThrough),
         .init("unacknowledgedSince", \.unacknowledgedSince),
+        .init("nag", \.nag),
+        .init("repeatCount", \.storedRepeatCount),
         .init("uid", \.calendarUID),
         .init("fileName", \.fileName),
     ]

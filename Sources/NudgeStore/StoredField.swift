@@ -91,6 +91,13 @@ extension CatchUp: StoredValue {
     }
 }
 
+extension Nag: StoredValue {
+    static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp) -> Nag {
+        guard let value = Nag(exactly: try reader.string(object)) else { throw .init() }
+        return value
+    }
+}
+
 extension CalendarDay: StoredValue {
     static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp)
         -> CalendarDay

@@ -33,6 +33,8 @@ extension NudgeStoreTests {
             warnings: [86_400, 600],
             warnedThrough: instant - 120,
             unacknowledgedSince: instant - 90,
+            nag: Nag(every: 900, times: 4, untilSeen: true, escalateAfter: 2),
+            repeatCount: 3,
             calendarUID: "uid-from-elsewhere@example.org",
             fileName: "uid-from-elsewhere.ics"
         )
@@ -78,6 +80,7 @@ extension NudgeStoreTests {
             event.itemIDs = [42, 43]
             event.day = CalendarDay(iso: "2027-01-15")
             event.undid = 70
+            event.repeatNumber = 4
             // A step with an item added, one changed and one removed: each image with every field, coded by the
             // items' table.
             var before = item

@@ -50,6 +50,11 @@ public struct ChecklistItem: Sendable, Equatable {
     /// `nudge ack` (`ChecklistLibrary.makeAcknowledge`) has, and for a reminder reported missed (it was never shown).
     /// The next fire replaces it. Kept by nudge alone: a linked list's file does not hold it.
     public var unacknowledgedSince: Date?
+    /// Repeats its reminder while it awaits acknowledgement (`Nag`); nil: it fires once.
+    public var nag: Nag?
+    /// How many repeats of the fire awaiting acknowledgement were decided: the number of the last (`renotified`); 0
+    /// after a fire.
+    public var repeatCount: Int
     /// The UID of the iCalendar task it was imported from, when that was not one nudge made: importing the task
     /// again updates this item, and exporting it gives the UID back.
     public var calendarUID: String?
@@ -77,6 +82,8 @@ public struct ChecklistItem: Sendable, Equatable {
         warnings: [TimeInterval] = [],
         warnedThrough: Date? = nil,
         unacknowledgedSince: Date? = nil,
+        nag: Nag? = nil,
+        repeatCount: Int = 0,
         calendarUID: String? = nil,
         fileName: String? = nil
     ) {
@@ -99,6 +106,8 @@ public struct ChecklistItem: Sendable, Equatable {
         self.warnings = warnings
         self.warnedThrough = warnedThrough
         self.unacknowledgedSince = unacknowledgedSince
+        self.nag = nag
+        self.repeatCount = repeatCount
         self.calendarUID = calendarUID
         self.fileName = fileName
     }
@@ -140,6 +149,20 @@ public struct ChecklistItem: Sendable, Equatable {
         guard remindsAlone, let instant = reminderInstant else { return false }
         if let lastFiredAt, lastFiredAt >= instant { return false }
         return instant > now - Self.immediateGrace
+    }
+
+    /// Nothing awaits acknowledgement any more: Done, Snooze, an edit, an undo or an ack came.
+    mutating func acknowledge() {
+        (unacknowledgedSince, repeatCount) = (nil, 0)
+    }
+
+    /// The next repeat of its fire awaiting acknowledgement (`nag`), its number and instant: none when it does not
+    /// nag, nothing awaits acknowledgement, every repeat was decided, or it no longer reminds (done, or switched off).
+    public var nextRepeat: (number: Int, instant: Date)? {
+        guard let nag, let firedAt = unacknowledgedSince, shouldRemind, !checked, repeatCount < nag.times else {
+            return nil
+        }
+        return (repeatCount + 1, nag.instant(ofRepeat: repeatCount + 1, firedAt: firedAt))
     }
 
     /// The instants its advance warnings fire at, soonest first: those after `instant`, and after any settled

@@ -372,7 +372,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         }
         Self.catchUpSeries(&item, now: now, in: timeZone, zones: zones)
         // Every edit replaces the reminder, and acknowledges one that fired.
-        item.unacknowledgedSince = nil
+        item.acknowledge()
         if item.checked, let completedAt = edit.completedAt {
             item.completedAt = completedAt
         } else {
@@ -407,7 +407,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
             }
         }
         item.settleCompletion(wasChecked: false, at: now)
-        item.unacknowledgedSince = nil
+        item.acknowledge()
         item.updatedAt = now
         return .putItem(item, listID: list.listID)
     }
@@ -426,7 +426,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         item.lastFiredAt = due
         // A reminder never shown awaits nobody; one shown replaces what an earlier fire awaited.
-        if fired { item.unacknowledgedSince = now }
+        if fired { (item.unacknowledgedSince, item.repeatCount) = (now, 0) }
         item.snoozedUntil = nil
         // The warnings this reminder passed over are settled too: the next one starts with those still ahead, at a
         // restart as now.
@@ -441,6 +441,14 @@ public struct ChecklistLibrary: Sendable, Equatable {
         {
             item.dueDate = next
         }
+        return .putItem(item, listID: list.listID)
+    }
+
+    /// Records that repeat `number` of the item's fire awaiting acknowledgement was decided (`renotified`), without
+    /// counting as an edit: a restart does not repeat it again.
+    public func makeMarkRepeated(itemID: Int, number: Int) throws(ModelError) -> ChecklistChange {
+        guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
+        item.repeatCount = number
         return .putItem(item, listID: list.listID)
     }
 
@@ -461,7 +469,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         guard until <= InstantFormat.range.upperBound else { throw .snoozePastLatestInstant }
         item.snoozedUntil = until
         item.shouldRemind = true
-        item.unacknowledgedSince = nil
+        item.acknowledge()
         item.updatedAt = now
         return .putItem(item, listID: list.listID)
     }
@@ -471,7 +479,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
     public func makeAcknowledge(itemID: Int) throws(ModelError) -> ChecklistChange? {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         guard item.unacknowledgedSince != nil else { return nil }
-        item.unacknowledgedSince = nil
+        item.acknowledge()
         return .putItem(item, listID: list.listID)
     }
 

@@ -205,7 +205,7 @@ extension UndoStep.Touch {
         view.updatedAt = .distantPast
         view.lastFiredAt = nil
         view.warnedThrough = nil
-        view.unacknowledgedSince = nil
+        view.acknowledge()
         if view.repeatRule != nil { view.dueDate = nil }
         return view
     }
@@ -285,7 +285,7 @@ extension ChecklistLibrary {
         }
         if item.snoozedUntil.map({ $0 <= now }) ?? false { item.snoozedUntil = nil }
         Self.catchUpSeries(&item, now: now, in: timeZone, zones: zones)
-        item.unacknowledgedSince = nil
+        item.acknowledge()
         item.updatedAt = now
         return .putItem(item, listID: placed.listID)
     }

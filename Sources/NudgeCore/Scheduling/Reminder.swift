@@ -17,6 +17,18 @@ public struct Reminder: Sendable, Equatable {
     public var warnings: [Date]
     /// One of its warnings was decided (sent or missed) while it was pending: a sink may be showing it.
     public var hasWarned = false
+    /// It is a repeat of a fire awaiting acknowledgement (`Nag`), due at the repeat's instant.
+    public var repeating: Repeat?
+
+    /// A repeat of a fire awaiting acknowledgement: its number (1, 2, …), its nag, and the fire's instants.
+    public struct Repeat: Sendable, Equatable {
+        public var number: Int
+        public var nag: Nag
+        /// When the fire it repeats was decided: repeats count from there.
+        public var firedAt: Date
+        /// The due instant that fired.
+        public var firedDue: Date
+    }
 
     /// When the scheduler next decides about it: its next warning, or else its due instant.
     public var nextInstant: Date { warnings.first ?? due }

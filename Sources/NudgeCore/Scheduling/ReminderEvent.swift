@@ -25,6 +25,12 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         case dismissed
         /// The user acknowledged a reminder that fired (`nudge ack`): `due` is the instant that fired.
         case acknowledged
+        /// A reminder that fired and awaits acknowledgement was delivered again (`Nag`): `due` is the repeat's instant,
+        /// `previousDue` the due instant that fired, `repeatNumber` which repeat (with `coalesced`, those that passed
+        /// unwatched folded into it).
+        case renotified
+        /// The last repeat a nag allows was decided: the reminder still awaits acknowledgement, quietly.
+        case exhausted
         /// The notification server took the reminder's notification off the screen by itself.
         case expired
         /// The day's digest of items due on a day was delivered, or a follow-up to it: about no one item (`itemID`
@@ -63,7 +69,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var text: String
     /// The name of the item's list.
     public var listName: String
-    /// For `replaced`, the due instant that was replaced; for `snoozed`, the item's due date.
+    /// For `replaced`, the due instant that was replaced; for `snoozed`, the item's due date; for `renotified`, the due
+    /// instant that fired.
     public var previousDue: Date?
     /// For `fired`, `warned` and `missed`, how long after its instant (`instant`) the decision came.
     public var lateBy: TimeInterval?
@@ -74,6 +81,8 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var priority: Priority?
     /// For `missed`: the catch-up rule the reminder was found late against, the item's own or the daemon's window.
     public var catchUp: CatchUp?
+    /// For `renotified` and `exhausted`: the number of the repeat (1, 2, …).
+    public var repeatNumber: Int?
     /// For `warned`, and `missed` of a warning: how long before `due` the warning was meant to come (its lateness
     /// counts from there).
     public var warning: TimeInterval?
@@ -92,7 +101,7 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case id, kind, itemID, due, at, text, listName, previousDue, lateBy, coalesced, priority, catchUp, warning
-        case source, itemIDs, day, undid
+        case source, itemIDs, day, undid, repeatNumber
     }
 
     /// An event about a reminder: its item, text, list and due instant.

@@ -122,9 +122,9 @@ public struct ReminderScheduler: Sendable {
         let previous = pending.removeValue(forKey: item.itemID)?.reminder
         // A warning on show says "due in 1h" of a reminder that no longer stands as it was: take it down.
         let withdrawsWarning = previous?.hasWarned == true
-        if item.wantsReminder(at: now), let due = item.reminderInstant {
-            // Warnings already past when the item changes do not fire.
-            let reminder = self.reminder(for: item, listName: listName, due: due, warningsAfter: now)
+        // Warnings already past when the item changes do not fire.
+        let own = item.wantsReminder(at: now) ? item.reminderInstant : nil
+        if let reminder = pendingReminder(for: item, listName: listName, due: own, warningsAfter: now) {
             enqueue(reminder)
             output.events.append(
                 ReminderEvent(
@@ -186,6 +186,10 @@ public struct ReminderScheduler: Sendable {
             guard let entry = pending[head.itemID], entry.sequence == head.sequence else { continue }
             pending[head.itemID] = nil
             var reminder = entry.reminder
+            if reminder.repeating != nil {
+                renotify(reminder, now: now, into: &output)
+                continue
+            }
             if reminder.due > now, !reminder.warnings.isEmpty {
                 warn(&reminder, now: now, into: &output)
                 enqueue(reminder)
@@ -217,25 +221,83 @@ public struct ReminderScheduler: Sendable {
         now: Date,
         limit: Int = .max
     ) -> SchedulerOutput {
-        let restores = { (item: ChecklistItem) in
+        let ownReminder = { (item: ChecklistItem) in
             item.wantsReminder(at: now) || item.overdueInstant(at: now) != nil
         }
+        let restores = { (item: ChecklistItem) in ownReminder(item) || item.nextRepeat != nil }
         // Sized first for the reminders to come, not for every item: at a million, tables grown by doubling hold
         // hundreds of megabytes twice for a moment, and tables sized for checked-off items too waste as much.
         let count = items.count { restores($0.item) }
         pending.reserveCapacity(pending.count + count)
         queue.reserveCapacity(queue.count + count)
-        for (item, listName) in items {
-            guard restores(item), let due = item.reminderInstant else { continue }
+        for (item, listName) in items where restores(item) {
             pending.removeValue(forKey: item.itemID)
             // A warning instant before the item was last edited was already past when it was set; one settled
             // (`warnedThrough`) was sent, missed or passed over. Only those after both can still be due.
-            enqueue(reminder(for: item, listName: listName, due: due, warningsAfter: item.updatedAt))
+            let own = ownReminder(item) ? item.reminderInstant : nil
+            if let reminder = pendingReminder(for: item, listName: listName, due: own, warningsAfter: item.updatedAt) {
+                enqueue(reminder)
+            }
         }
         return advance(to: now, limit: limit)
     }
 
     // MARK: Private
+
+    /// The one reminder an item has pending: its own, due at `due` (nil: none), or the next repeat of its fire
+    /// awaiting acknowledgement (`ChecklistItem.nextRepeat`) if that comes first. A repeat has no warnings.
+    private mutating func pendingReminder(for item: ChecklistItem, listName: String, due: Date?, warningsAfter: Date)
+        -> Reminder?
+    {
+        let own = due.map { reminder(for: item, listName: listName, due: $0, warningsAfter: warningsAfter) }
+        guard let next = item.nextRepeat, let nag = item.nag, let firedAt = item.unacknowledgedSince,
+            own.map({ next.instant < $0.nextInstant }) ?? true
+        else { return own }
+        var repeating = reminder(for: item, listName: listName, due: next.instant, warningsAfter: .distantFuture)
+        (repeating.rule, repeating.isSnoozed) = (nil, false)
+        repeating.repeating = Reminder.Repeat(
+            number: next.number,
+            nag: nag,
+            firedAt: firedAt,
+            firedDue: item.lastFiredAt ?? firedAt
+        )
+        return repeating
+    }
+
+    /// A repeat's instant came: it is delivered again (`renotified`), at high priority once the nag escalates. Repeats
+    /// that passed unwatched (nudged down, the machine asleep) are one late repeat, the latest, never a burst nor
+    /// missed: the reminder still awaits someone. The last a nag allows is followed by `exhausted`.
+    private func renotify(_ reminder: Reminder, now: Date, into output: inout SchedulerOutput) {
+        guard var repeating = reminder.repeating else { return }
+        var reminder = reminder
+        let latest = max(repeating.number, repeating.nag.latestRepeat(by: now, firedAt: repeating.firedAt))
+        let coalesced = latest - repeating.number + 1
+        repeating.number = latest
+        reminder.due = repeating.nag.instant(ofRepeat: latest, firedAt: repeating.firedAt)
+        reminder.repeating = repeating
+        if repeating.nag.escalates(latest) { reminder.priority = .high }
+        let lateBy = now.timeIntervalSince(reminder.due)
+        output.actions.append(
+            .deliver(
+                Delivery(reminder: reminder, firedAt: now, lateBy: lateBy, coalesced: coalesced > 1 ? coalesced : nil)
+            )
+        )
+        var event = ReminderEvent(
+            .renotified,
+            of: reminder,
+            at: now,
+            previousDue: repeating.firedDue,
+            lateBy: lateBy,
+            coalesced: coalesced > 1 ? coalesced : nil
+        )
+        event.repeatNumber = latest
+        output.events.append(event)
+        if latest >= repeating.nag.times {
+            var exhausted = ReminderEvent(.exhausted, of: reminder, at: now, previousDue: repeating.firedDue)
+            exhausted.repeatNumber = latest
+            output.events.append(exhausted)
+        }
+    }
 
     private mutating func reminder(for item: ChecklistItem, listName: String, due: Date, warningsAfter: Date)
         -> Reminder

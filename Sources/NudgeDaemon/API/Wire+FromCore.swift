@@ -128,7 +128,8 @@ extension Components.Schemas.Event {
             source: event.source.map { Components.Schemas.Event.SourcePayload(rawValue: $0.rawValue) ?? .notification },
             itemIDs: event.itemIDs,
             day: event.day,
-            undid: event.undid
+            undid: event.undid,
+            repeatNumber: event.repeatNumber
         )
     }
 }
@@ -167,6 +168,8 @@ extension Components.Schemas.EventKind {
         case .warned: self = .warned
         case .dismissed: self = .dismissed
         case .acknowledged: self = .acknowledged
+        case .renotified: self = .renotified
+        case .exhausted: self = .exhausted
         case .expired: self = .expired
         case .digest: self = .digest
         case .changed: self = .changed

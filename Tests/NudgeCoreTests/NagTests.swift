@@ -1,0 +1,135 @@
+import Foundation
+import NudgeCalendar
+import Testing
+
+@testable import NudgeCore
+
+private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+private let fire = t0 + 60
+private let every: TimeInterval = 600
+private let utc = TimeZone(identifier: "UTC")!
+
+/// A nagging item: its fire, while not acknowledged, is delivered again every `every`, at most `times` times, at
+/// exact instants, as the one pending reminder of the item; repeats that passed unwatched are one late repeat.
+@Suite struct NagTests {
+    /// A book holding item 1, due at `fire` with `nag`, started at t0.
+    private func book(_ nag: Nag, repeatRule: String? = nil) throws -> (ReminderBook, ManualWallClock) {
+        let clock = ManualWallClock(t0)
+        var library = ChecklistLibrary()
+        let new = NewItem(text: "tea", listID: 1, dueDate: fire, shouldRemind: true, repeatRule: repeatRule)
+        guard case .putItem(var item, let listID) = try library.makeAddItem(new, now: t0, zones: ZoneRulesStore())
+        else { preconditionFailure("an add puts an item") }
+        item.nag = nag
+        try library.apply(.putItem(item, listID: listID))
+        var book = ReminderBook(library: library, clock: clock, timeZone: utc)
+        _ = book.start()
+        return (book, clock)
+    }
+
+    private func kinds(_ outcome: ReminderBook.Outcome) -> [ReminderEvent.Kind] {
+        outcome.events.map(\.kind).filter { $0 != .scheduled }
+    }
+
+    @Test func aFireRepeatsExactlyTimesAtExactInstantsThenIsExhausted() throws {
+        var (book, clock) = try book(Nag(every: every, times: 3))
+        clock.set(fire)
+        #expect(kinds(book.advance()) == [.fired])
+        #expect(book.scheduler.pendingReminder(for: 1)?.due == fire + every, "the repeat is the item's pending one")
+        for number in 1...3 {
+            let instant = fire + every * Double(number)
+            clock.set(instant - 1)
+            #expect(book.advance().events.isEmpty, "nothing before repeat \(number)'s instant")
+            clock.set(instant)
+            let outcome = book.advance()
+            #expect(kinds(outcome) == (number == 3 ? [.renotified, .exhausted] : [.renotified]))
+            #expect(outcome.events[0].repeatNumber == number && outcome.events[0].due == instant)
+            #expect(outcome.events[0].previousDue == fire && outcome.events[0].lateBy == 0)
+            #expect(outcome.deliveries.map(\.reminder.repeating?.number) == [number])
+            #expect(book.library.item(id: 1)?.repeatCount == number)
+        }
+        #expect(book.scheduler.pendingReminder(for: 1) == nil)
+        clock.set(fire + 10 * every)
+        #expect(book.advance().events.isEmpty, "no repeat after the last")
+        #expect(book.library.item(id: 1)?.unacknowledgedSince == fire, "exhausted, it still awaits acknowledgement")
+    }
+
+    @Test(arguments: ["ack", "done", "snooze", "edit"])
+    func anAcknowledgementStopsTheRepeats(by way: String) throws {
+        var (book, clock) = try book(Nag(every: every))
+        clock.set(fire)
+        _ = book.advance()
+        clock.set(fire + every)
+        #expect(kinds(book.advance()) == [.renotified])
+        clock.set(fire + every + 30)
+        switch way {
+        case "ack": _ = try book.acknowledgeItem(itemID: 1)
+        case "done": _ = try book.editItem(itemID: 1, ItemEdit(checked: true))
+        case "snooze": _ = try book.snoozeItem(itemID: 1, until: fire + 100 * every)
+        default: _ = try book.editItem(itemID: 1, ItemEdit(text: "green tea"))
+        }
+        #expect(book.scheduler.pendingReminder(for: 1)?.repeating == nil, "\(way)")
+        clock.set(fire + 5 * every)
+        #expect(!book.advance().events.contains { $0.kind == .renotified }, "\(way)")
+    }
+
+    @Test func repeatsAfterTheNthComeAtHighPriority() throws {
+        var (book, clock) = try book(Nag(every: every, times: 3, escalateAfter: 1))
+        clock.set(fire)
+        _ = book.advance()
+        var priorities: [Priority] = []
+        for number in 1...3 {
+            clock.set(fire + every * Double(number))
+            let outcome = book.advance()
+            priorities += outcome.deliveries.map(\.reminder.priority)
+            #expect(outcome.events.first?.priority == priorities.last)
+        }
+        #expect(priorities == [.normal, .high, .high])
+    }
+
+    @Test func repeatsThatPassedWhileNudgedWasDownAreOneLateRepeat() throws {
+        var (book, clock) = try book(Nag(every: every, times: 4))
+        clock.set(fire)
+        _ = book.advance()
+        // nudged stops, and starts again two and a half repeats later.
+        clock.set(fire + 2.5 * every)
+        var restarted = ReminderBook(library: book.library, clock: clock, timeZone: utc)
+        let caughtUp = restarted.start()
+        #expect(kinds(caughtUp) == [.renotified])
+        #expect(caughtUp.events[0].repeatNumber == 2 && caughtUp.events[0].coalesced == 2)
+        #expect(caughtUp.events[0].due == fire + 2 * every && caughtUp.events[0].lateBy == every / 2)
+        #expect(restarted.scheduler.pendingReminder(for: 1)?.due == fire + 3 * every, "then on time again")
+        // Started again at once: nothing repeats twice.
+        var again = ReminderBook(library: restarted.library, clock: clock, timeZone: utc)
+        #expect(kinds(again.start()).isEmpty)
+    }
+
+    @Test func aRecurringItemsNextOccurrenceComesWhenDueAndStartsItsOwnRepeats() throws {
+        // Daily at midnight; repeats every 10 minutes, 200 times: more than a day of them.
+        var (book, clock) = try book(Nag(every: every, times: 200), repeatRule: "daily")
+        let midnight = Date(timeIntervalSince1970: 1_800_057_600)
+        clock.set(midnight)
+        #expect(kinds(book.advance()) == [.fired])
+        clock.set(midnight + 86_400 - every)
+        _ = book.advance()
+        #expect(book.library.item(id: 1)?.repeatCount == 143, "one repeat decided, folding those before it")
+        clock.set(midnight + 86_400)
+        let next = book.advance()
+        #expect(kinds(next) == [.fired], "the occurrence, not a repeat of the one before")
+        #expect(book.library.item(id: 1)?.unacknowledgedSince == midnight + 86_400)
+        #expect(book.library.item(id: 1)?.repeatCount == 0)
+        #expect(book.scheduler.pendingReminder(for: 1)?.due == midnight + 86_400 + every)
+    }
+
+    @Test func theStoredFormReadsBackAndNothingElseDoes() {
+        let nag = Nag(every: 600, times: 5, untilSeen: true, escalateAfter: 2)
+        #expect(nag.description == "every=PT10M;times=5;until=seen;escalateAfter=2")
+        #expect(Nag(exactly: nag.description) == nag)
+        #expect(Nag(exactly: "every=PT1H") == Nag(every: 3600))
+        for bad in [
+            "", "every=PT10S", "every=PT10M;times=0", "every=PT10M;every=PT1H", "times=3", "every=PT10M;x=1",
+            "every=PT10M;until=never", "every=PT10M;times=2;escalateAfter=3",
+        ] {
+            #expect(Nag(exactly: bad) == nil, "\(bad)")
+        }
+    }
+}
