@@ -543,7 +543,8 @@ public struct ReminderBook: Sendable {
 
     /// What the user did with a reminder's desktop notification, which showed the reminder due at `due`: Done checks
     /// the item off (a recurring item: the occurrence due at `due`, once), Snooze snoozes it for `snoozeLength`; a
-    /// notification closed or expired is recorded. Every event says it came from the notification, and Done is
+    /// notification closed or expired is recorded, and closed by the user it acknowledges the reminder of an item that
+    /// nags until seen (`Nag.untilSeen`). Every event says it came from the notification, and Done is
     /// reported as `completed` for a one-shot item too, so the item's timeline shows the check-off.
     public mutating func respond(
         to response: NotificationResponse,
@@ -590,6 +591,10 @@ public struct ReminderBook: Sendable {
             var noted = Outcome()
             noted.events = [ReminderEvent(response == .dismissed ? .dismissed : .expired, of: reminder, at: now)]
             outcome = numbered(noted)
+            // An item that nags until seen takes a notification closed by the user as seen.
+            if response == .dismissed, item.nag?.untilSeen == true {
+                outcome.append(contentsOf: try acknowledgeItem(itemID: itemID))
+            }
         }
         for index in outcome.events.indices { outcome.events[index].source = .notification }
         return outcome

@@ -113,6 +113,8 @@ public struct JournalEntry: Sendable, Equatable {
         }
         // A recurring reminder found late stands for every occurrence that passed unwatched.
         if let coalesced = event.coalesced { append("NUDGE_COALESCED", String(coalesced)) }
+        // A repeat of a fire not acknowledged (`renotified`, `exhausted`): which one.
+        if let number = event.repeatNumber { append("NUDGE_REPEAT_COUNT", String(number)) }
         append("NUDGE_PRIORITY", (event.priority ?? .normal).rawValue)
         if let catchUp = event.catchUp { append("NUDGE_CATCH_UP", catchUp.description) }
         // An advance warning: how long before NUDGE_DUE it was meant to come.

@@ -72,6 +72,22 @@ private let utc = TimeZone(identifier: "UTC")!
         #expect(!book.advance().events.contains { $0.kind == .renotified }, "\(way)")
     }
 
+    @Test func closingTheNotificationAcknowledgesOnlyWhatNagsUntilSeen() throws {
+        for untilSeen in [false, true] {
+            var (book, clock) = try book(Nag(every: every, untilSeen: untilSeen))
+            clock.set(fire)
+            _ = book.advance()
+            clock.set(fire + 30)
+            _ = try book.respond(to: .expired, itemID: 1, due: fire, snoozeLength: 600)
+            #expect(book.library.item(id: 1)?.unacknowledgedSince == fire, "the server took it down: not seen")
+            let closed = try book.respond(to: .dismissed, itemID: 1, due: fire, snoozeLength: 600)
+            #expect(book.library.item(id: 1)?.unacknowledgedSince == (untilSeen ? nil : fire))
+            #expect(closed.events.map(\.kind) == (untilSeen ? [.dismissed, .acknowledged, .cancelled] : [.dismissed]))
+            #expect(closed.events.allSatisfy { $0.source == .notification })
+            #expect((book.scheduler.pendingReminder(for: 1)?.repeating == nil) == untilSeen)
+        }
+    }
+
     @Test func repeatsAfterTheNthComeAtHighPriority() throws {
         var (book, clock) = try book(Nag(every: every, times: 3, escalateAfter: 1))
         clock.set(fire)

@@ -6,6 +6,16 @@ import Testing
 @testable import NudgeSinks
 
 @Suite struct CommandSinkTests {
+    /// A sink running /usr/bin/pager through `runner`.
+    private static func sink(_ runner: FakeRunner) -> CommandSink {
+        CommandSink(
+            program: ["/usr/bin/pager"],
+            timeout: .seconds(7),
+            runner: runner,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+    }
+
     @Test func theReminderIsInTheEnvironmentAndTheArgumentsAreAsGiven() async {
         let runner = FakeRunner()
         let sink = CommandSink(
@@ -31,12 +41,7 @@ import Testing
 
     @Test func anAdvanceWarningSaysHowLongAheadItComes() async {
         let runner = FakeRunner()
-        let sink = CommandSink(
-            program: ["/usr/bin/pager"],
-            timeout: .seconds(7),
-            runner: runner,
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        )
+        let sink = Self.sink(runner)
         let due = Date(timeIntervalSince1970: 1_800_000_000)
         let reminder = Reminder(itemID: 12, text: "deploy", listName: "Ops", due: due)
         await sink.deliver(Delivery(reminder: reminder, firedAt: due - 600, lateBy: 0, warning: 600))
@@ -44,5 +49,18 @@ import Testing
         #expect(environment?["NUDGE_WARNING"] == "PT10M")
         #expect(environment?["NUDGE_DUE"] == "2027-01-15T08:00:00.000Z")
         #expect(environment?["NUDGE_LATE"] == "0")
+    }
+
+    @Test func aRepeatSaysWhichAndIsAboutTheDueInstantThatFired() async {
+        let runner = FakeRunner()
+        let sink = Self.sink(runner)
+        let due = Date(timeIntervalSince1970: 1_800_000_000)
+        var reminder = Reminder(itemID: 12, text: "deploy", listName: "Ops", due: due + 1800)
+        reminder.repeating = .init(number: 3, nag: Nag(every: 600), firedAt: due, firedDue: due)
+        await sink.deliver(Delivery(reminder: reminder, firedAt: due + 1805, lateBy: 5, coalesced: 2))
+        let environment = runner.commands.first?.environment
+        #expect(environment?["NUDGE_REPEAT_COUNT"] == "3")
+        #expect(environment?["NUDGE_DUE"] == "2027-01-15T08:00:00.000Z")
+        #expect(environment?["NUDGE_LATE"] == "5" && environment?["NUDGE_COALESCED"] == "2")
     }
 }

@@ -62,6 +62,24 @@ import Testing
         #expect(JournalEntry(ReminderEvent(.scheduled, of: reminder, at: reminder.due)).fields.count == 11)
     }
 
+    /// A repeat of a fire not acknowledged is an entry of its own, with which repeat it is, at the priority of a fire
+    /// (2 once escalated); the last repeat's `exhausted` is information.
+    @Test func aRepeatSaysWhichItIsAndEscalatedIsCritical() {
+        var escalated = reminder
+        escalated.priority = .high
+        var repeated = ReminderEvent(.renotified, of: escalated, at: reminder.due + 5, previousDue: reminder.due - 600)
+        (repeated.lateBy, repeated.repeatNumber) = (5, 3)
+        let values = Dictionary(uniqueKeysWithValues: JournalEntry(repeated).fields.map { ($0.name, $0.value) })
+        #expect(values["NUDGE_REPEAT_COUNT"] == "3" && values["PRIORITY"] == "2")
+        #expect(values["MESSAGE_ID"] == JournalEntry.messageID(of: .renotified))
+        #expect(values["MESSAGE"]?.hasPrefix("again (3), not acknowledged yet: ") == true)
+        var exhausted = ReminderEvent(.exhausted, of: reminder, at: reminder.due)
+        exhausted.repeatNumber = 3
+        #expect(JournalEntry.priority(of: exhausted) == 6)
+        let ids = ReminderEvent.Kind.allCases.map(JournalEntry.messageID(of:))
+        #expect(Set(ids).count == ids.count, "every kind has a MESSAGE_ID of its own")
+    }
+
     /// An item's priority sets a fire's or a miss's PRIORITY: low 6, normal 5 (4 late or missed), high 2.
     @Test func theItemsPriorityIsTheEntrysPriority() {
         var low = reminder

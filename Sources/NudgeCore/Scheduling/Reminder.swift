@@ -28,6 +28,13 @@ public struct Reminder: Sendable, Equatable {
         public var firedAt: Date
         /// The due instant that fired.
         public var firedDue: Date
+
+        public init(number: Int, nag: Nag, firedAt: Date, firedDue: Date) {
+            self.number = number
+            self.nag = nag
+            self.firedAt = firedAt
+            self.firedDue = firedDue
+        }
     }
 
     /// When the scheduler next decides about it: its next warning, or else its due instant.
