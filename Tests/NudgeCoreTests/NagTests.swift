@@ -136,6 +136,29 @@ private let utc = TimeZone(identifier: "UTC")!
         #expect(book.scheduler.pendingReminder(for: 1)?.due == midnight + 86_400 + every)
     }
 
+    @Test func aYearOfDailyNaggingRemindersRepeatsEachDayExactlyAndNothingMore() throws {
+        // Daily at midnight, never acknowledged: each day one fire, then three repeats an hour apart, then exhausted.
+        var (book, clock) = try book(Nag(every: 3600, times: 3), repeatRule: "daily")
+        let midnight = Date(timeIntervalSince1970: 1_800_057_600)
+        let end = midnight + 365 * 86_400
+        var counts: [ReminderEvent.Kind: Int] = [:]
+        var instants: [Date] = []
+        while let next = book.scheduler.nextDue, next < end {
+            clock.set(next)
+            for event in book.advance().events where event.kind != .scheduled {
+                counts[event.kind, default: 0] += 1
+                if event.kind == .renotified { instants.append(event.due) }
+            }
+        }
+        #expect(counts == [.fired: 365, .renotified: 3 * 365, .exhausted: 365])
+        var expected: [Date] = []
+        for day in 0..<365 {
+            let fire: Date = midnight + Double(day) * 86_400
+            for number in 1...3 { expected.append(fire + Double(number) * 3600) }
+        }
+        #expect(instants == expected, "every repeat at its exact instant, none late")
+    }
+
     @Test func theStoredFormReadsBackAndNothingElseDoes() {
         let nag = Nag(every: 600, times: 5, untilSeen: true, escalateAfter: 2)
         #expect(nag.description == "every=PT10M;times=5;until=seen;escalateAfter=2")
