@@ -18,18 +18,23 @@ public struct ItemPatch: Codable, Hashable, Sendable {
     /// A new length to repeat after completion as the client wrote it (`"P2W"`), read by nudged as `warnings` are
     /// (one it cannot read is refused as `invalid_repeat`); until then `edit.repeatAfter` is nil.
     public var repeatAfter: String?
+    /// A new nag as the client wrote it (`every=PT10M;times=5`), read by nudged as `warnings` are (one it cannot read
+    /// is refused as `invalid_nag`); until then `edit.nag` is nil. `null` sets `edit.clearsNag`.
+    public var nag: String?
 
     public init(_ edit: ItemEdit, list: String? = nil) {
         self.edit = edit
         self.edit.warnings = nil
         self.edit.repeatAfter = nil
+        self.edit.nag = nil
         self.list = list
         warnings = edit.warnings?.map(DurationText.iso8601)
         repeatAfter = edit.repeatAfter.map(DurationText.iso8601)
+        nag = edit.nag?.description
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case text, checked, dueDate, dueDay, shouldRemind, listID, list, priority, catchUp, warnings, repeatAfter
+        case text, checked, dueDate, dueDay, shouldRemind, listID, list, priority, catchUp, warnings, repeatAfter, nag
         case repeatRule = "repeat"
     }
 
@@ -67,8 +72,10 @@ public struct ItemPatch: Codable, Hashable, Sendable {
             clearsRepeat: (ruleIsNull || lengthIsNull) && repeatRule == nil && repeatAfter == nil,
             priority: try field(.priority),
             catchUp: clearsCatchUp ? nil : try field(.catchUp),
-            clearsCatchUp: clearsCatchUp
+            clearsCatchUp: clearsCatchUp,
+            clearsNag: try null(.nag)
         )
+        nag = edit.clearsNag ? nil : try field(.nag)
         list = try field(.list)
         let clearsWarnings = try null(.warnings)
         warnings = clearsWarnings ? [] : try field(.warnings)
@@ -100,5 +107,10 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         try container.encodeIfPresent(edit.listID, forKey: .listID)
         try container.encodeIfPresent(list, forKey: .list)
         try container.encodeIfPresent(warnings, forKey: .warnings)
+        if edit.clearsNag {
+            try container.encodeNil(forKey: .nag)
+        } else {
+            try container.encodeIfPresent(nag, forKey: .nag)
+        }
     }
 }

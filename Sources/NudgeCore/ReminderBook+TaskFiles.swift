@@ -60,6 +60,7 @@ extension ReminderBook {
             edit.listID.map { _ in "its list" }, edit.repeatRule.map { _ in "its repeat" },
             edit.repeatAfter.map { _ in "its repeat" }, edit.clearsRepeat ? "its repeat" : nil,
             edit.catchUp.map { _ in "its catch-up" }, edit.clearsCatchUp ? "its catch-up" : nil,
+            edit.nag.map { _ in "its nag" }, edit.clearsNag ? "its nag" : nil,
         ].compactMap { $0 }
         if let what = refused.first { throw ModelError.notWrittenBack(itemID, what: what, file: file) }
         let now = clock.now()
@@ -190,7 +191,7 @@ extension ReminderBook {
         guard let link = list.link else { throw .notLinked(list.name) }
         let refused = [
             new.repeatRule.map { _ in "a repeat" }, new.repeatAfter.map { _ in "a repeat" },
-            new.catchUp.map { _ in "a catch-up rule" },
+            new.catchUp.map { _ in "a catch-up rule" }, new.nag.map { _ in "a nag" },
         ].compactMap { $0 }
         // A due time without an alarm reminds where the link says so: a file cannot say otherwise.
         let silentDue = new.dueDate != nil && new.dueDay == nil && !new.shouldRemind && link.remindsAtDue

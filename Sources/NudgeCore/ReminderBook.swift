@@ -854,25 +854,13 @@ public struct ReminderBook: Sendable {
         // The items exist: the scheduler only holds reminders of items in the library.
         let handled: Set<ReminderEvent.Kind> = [.fired, .missed, .warned, .renotified]
         for event in output.events where handled.contains(event.kind) {
-            if event.kind == .renotified, let number = event.repeatNumber {
-                guard let change = try? library.makeMarkRepeated(itemID: event.itemID, number: number) else { continue }
-                try? library.apply(change)
-                outcome.changes.append(change)
-                if case .putItem(let item, _) = change {
-                    outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))
-                }
-                continue
-            }
-            if event.warning != nil {
-                guard let change = try? library.makeMarkWarned(itemID: event.itemID, instant: event.instant) else {
-                    continue
-                }
-                try? library.apply(change)
-                outcome.changes.append(change)
-                continue
-            }
-            guard
-                let change = try? library.makeMarkHandled(
+            let change: ChecklistChange?
+            if event.kind == .renotified {
+                change = event.repeatNumber.flatMap { try? library.makeMarkRepeated(itemID: event.itemID, number: $0) }
+            } else if event.warning != nil {
+                change = try? library.makeMarkWarned(itemID: event.itemID, instant: event.instant)
+            } else {
+                change = try? library.makeMarkHandled(
                     itemID: event.itemID,
                     due: event.due,
                     fired: event.kind == .fired,
@@ -880,10 +868,13 @@ public struct ReminderBook: Sendable {
                     timeZone: timeZone,
                     zones: zones
                 )
-            else { continue }
+            }
+            guard let change else { continue }
             try? library.apply(change)
             outcome.changes.append(change)
-            if case .putItem(let item, _) = change, item.wantsReminder(at: now) || item.nextRepeat != nil {
+            if event.warning == nil, case .putItem(let item, _) = change,
+                item.wantsReminder(at: now) || item.nextRepeat != nil
+            {
                 outcome.append(scheduler.itemChanged(item, listName: event.listName, now: now))
             }
         }

@@ -8,11 +8,11 @@ import NudgeCore
 /// normal or high); for a recurring item, NUDGE_REPEAT (its rule) and, when one late fire stands for several
 /// occurrences, NUDGE_COALESCED (how many); for an advance warning, NUDGE_WARNING (how long before NUDGE_DUE, ISO
 /// 8601; NUDGE_LATE then counts from the warning's instant); for a repeat of a fire not acknowledged (`Nag`),
-/// NUDGE_REPEAT_COUNT (which repeat: 1, 2, …; NUDGE_DUE stays the due instant that fired, NUDGE_LATE counts from the
+/// NUDGE_REPEAT_COUNT (which repeat: 1, 2, …; NUDGE_DUE is the due instant that fired, NUDGE_LATE counts from the
 /// repeat's instant, and NUDGE_COALESCED says how many repeats one late repeat stands for). For the day's digest of
-/// items due on a day (or a follow-up to it), it runs with NUDGE_DIGEST (the day, YYYY-MM-DD), NUDGE_ITEM_IDS (those it brings, separated by
-/// spaces; at most 1,000), NUDGE_TEXT (what it brings, as one line), NUDGE_DUE (the digest instant) and NUDGE_LATE,
-/// and no NUDGE_ITEM_ID. Its output goes to nudged's stderr; its exit status is logged.
+/// items due on a day (or a follow-up to it), it runs with NUDGE_DIGEST (the day, YYYY-MM-DD), NUDGE_ITEM_IDS (those
+/// it brings, separated by spaces; at most 1,000), NUDGE_TEXT (what it brings, as one line), NUDGE_DUE (the digest
+/// instant) and NUDGE_LATE, and no NUDGE_ITEM_ID. Its output goes to nudged's stderr; its exit status is logged.
 public struct CommandSink: ReminderSink {
     public let name = "command"
     public let program: [String]
@@ -60,8 +60,7 @@ public struct CommandSink: ReminderSink {
             "NUDGE_ITEM_ID": String(reminder.itemID),
             "NUDGE_TEXT": reminder.text,
             "NUDGE_LIST": reminder.listName,
-            // A repeat is about the due instant that fired, not the repeat's own.
-            "NUDGE_DUE": InstantFormat.format(reminder.repeating?.firedDue ?? reminder.due),
+            "NUDGE_DUE": InstantFormat.format(reminder.due),
             "NUDGE_LATE": String(Int(max(delivery.lateBy, 0).rounded(.down))),
         ]
         environment["NUDGE_REPEAT_COUNT"] = reminder.repeating.map { String($0.number) }

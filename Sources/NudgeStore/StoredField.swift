@@ -93,7 +93,7 @@ extension CatchUp: StoredValue {
 
 extension Nag: StoredValue {
     static func read(_ reader: inout PropertyListReader, _ object: Int) throws(PropertyListReader.GaveUp) -> Nag {
-        guard let value = Nag(exactly: try reader.string(object)) else { throw .init() }
+        guard let value = try? Nag(exactly: try reader.string(object)) else { throw .init() }
         return value
     }
 }

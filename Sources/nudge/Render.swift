@@ -346,8 +346,7 @@ enum Render {
         case .acknowledged:
             detail = "fired due \(due)"
         case .renotified, .exhausted:
-            let fired = event.previousDue.map { time.clock($0.date, relativeTo: at) } ?? due
-            detail = "repeat \(event.repeatNumber ?? 0) of the fire due \(fired)" + coalesced(event)
+            detail = "repeat \(event.repeatNumber ?? 0) of the fire due \(due)" + coalesced(event)
         case .digest:
             let late = event.lateBy ?? 0
             detail =

@@ -91,7 +91,7 @@ private let utc = TimeZone(identifier: "UTC")!
         let (_, step) = try book.recordingUndo { book throws(ModelError) in
             try book.editItem(itemID: 1, ItemEdit(text: "green tea"))
         }
-        // The fire and the ack are the reminder's, not the user's: neither stands in the undo's way.
+        // Put back as an edit at now would: acknowledged.
         _ = try book.undo(step)
         let item = try #require(book.library.item(id: 1))
         #expect(item.text == "tea" && item.unacknowledgedSince == nil)

@@ -42,9 +42,11 @@ private let utc = TimeZone(identifier: "UTC")!
             clock.set(instant)
             let outcome = book.advance()
             #expect(kinds(outcome) == (number == 3 ? [.renotified, .exhausted] : [.renotified]))
-            #expect(outcome.events[0].repeatNumber == number && outcome.events[0].due == instant)
-            #expect(outcome.events[0].previousDue == fire && outcome.events[0].lateBy == 0)
+            // About the due instant that fired, as the sinks show it, on time by the repeat's own instant.
+            #expect(outcome.events[0].repeatNumber == number && outcome.events[0].due == fire)
+            #expect(outcome.events[0].at == instant && outcome.events[0].lateBy == 0)
             #expect(outcome.deliveries.map(\.reminder.repeating?.number) == [number])
+            #expect(outcome.deliveries.map(\.reminder.due) == [fire])
             #expect(book.library.item(id: 1)?.repeatCount == number)
         }
         #expect(book.scheduler.pendingReminder(for: 1) == nil)
@@ -112,7 +114,7 @@ private let utc = TimeZone(identifier: "UTC")!
         let caughtUp = restarted.start()
         #expect(kinds(caughtUp) == [.renotified])
         #expect(caughtUp.events[0].repeatNumber == 2 && caughtUp.events[0].coalesced == 2)
-        #expect(caughtUp.events[0].due == fire + 2 * every && caughtUp.events[0].lateBy == every / 2)
+        #expect(caughtUp.events[0].due == fire && caughtUp.events[0].lateBy == every / 2)
         #expect(restarted.scheduler.pendingReminder(for: 1)?.due == fire + 3 * every, "then on time again")
         // Started again at once: nothing repeats twice.
         var again = ReminderBook(library: restarted.library, clock: clock, timeZone: utc)
@@ -147,7 +149,7 @@ private let utc = TimeZone(identifier: "UTC")!
             clock.set(next)
             for event in book.advance().events where event.kind != .scheduled {
                 counts[event.kind, default: 0] += 1
-                if event.kind == .renotified { instants.append(event.due) }
+                if event.kind == .renotified, event.lateBy == 0 { instants.append(event.at) }
             }
         }
         #expect(counts == [.fired: 365, .renotified: 3 * 365, .exhausted: 365])
@@ -159,16 +161,75 @@ private let utc = TimeZone(identifier: "UTC")!
         #expect(instants == expected, "every repeat at its exact instant, none late")
     }
 
-    @Test func theStoredFormReadsBackAndNothingElseDoes() {
+    /// Asleep past a repeat and the next occurrence both: the occurrence fires (late), and its fire replaces the
+    /// repeat; at a restart as while running.
+    @Test(arguments: [false, true])
+    func theNextOccurrenceFoundLateWithARepeatFiresAndTheRepeatGoes(restarting: Bool) throws {
+        var (book, clock) = try book(Nag(every: every, times: 200), repeatRule: "daily")
+        let midnight = Date(timeIntervalSince1970: 1_800_057_600)
+        clock.set(midnight)
+        _ = book.advance()
+        clock.set(midnight + 86_400 + 3600)
+        if restarting { book = ReminderBook(library: book.library, clock: clock, timeZone: utc) }
+        let woken = restarting ? book.start() : book.advance()
+        #expect(kinds(woken) == [.fired], "the occurrence, not a repeat of the day before")
+        #expect(woken.events[0].due == midnight + 86_400 && woken.events[0].lateBy == 3600)
+        #expect(book.library.item(id: 1)?.unacknowledgedSince == midnight + 86_400 + 3600)
+        #expect(book.library.item(id: 1)?.dueDate == midnight + 2 * 86_400, "the series goes on")
+        #expect(book.scheduler.pendingReminder(for: 1)?.due == midnight + 86_400 + 3600 + every)
+    }
+
+    /// An advance warning of the next reminder ends the repeats of the fire before it, at a restart too.
+    @Test func aWarningOfTheNextOccurrenceEndsTheRepeatsOfTheOneBefore() throws {
+        var (book, clock) = try book(Nag(every: 3 * 3600, times: 20), repeatRule: "daily")
+        _ = try book.editItem(itemID: 1, ItemEdit(warnings: [4 * 3600]))
+        let midnight = Date(timeIntervalSince1970: 1_800_057_600)
+        clock.set(midnight)
+        _ = book.advance()
+        _ = try? book.acknowledgeItem(itemID: 1)
+        // Not acknowledged after all: fire again on the next day, then walk to the warning of the one after.
+        clock.set(midnight + 86_400)
+        _ = book.advance()
+        var seen: [ReminderEvent.Kind] = []
+        while let next = book.scheduler.nextDue, next < midnight + 2 * 86_400 {
+            clock.set(next)
+            seen += kinds(book.advance())
+        }
+        // Repeats at 03:00 … 18:00; the warning at 20:00; none at 21:00, before the fire at 24:00.
+        #expect(seen == Array(repeating: .renotified, count: 6) + [.warned])
+        var restarted = ReminderBook(library: book.library, clock: clock, timeZone: utc)
+        #expect(kinds(restarted.start()).isEmpty)
+        #expect(
+            restarted.scheduler.pendingReminder(for: 1)?.repeating == nil,
+            "the warning ended them at a restart too"
+        )
+    }
+
+    @Test func aMissAfterAFireNotAcknowledgedEndsItsWait() throws {
+        var (book, clock) = try book(Nag(every: every, times: 3), repeatRule: "daily")
+        book.setCatchUpWindow(3600)
+        let midnight = Date(timeIntervalSince1970: 1_800_057_600)
+        clock.set(midnight)
+        _ = book.advance()
+        // Down until the next day's occurrence is past the catch-up window: it is missed, and nothing awaits the
+        // fire before it any more.
+        clock.set(midnight + 86_400 + 7200)
+        var restarted = ReminderBook(library: book.library, clock: clock, catchUpWindow: 3600, timeZone: utc)
+        #expect(kinds(restarted.start()) == [.missed])
+        #expect(restarted.library.item(id: 1)?.unacknowledgedSince == nil)
+        #expect(restarted.scheduler.pendingReminder(for: 1)?.repeating == nil)
+    }
+
+    @Test func theStoredFormReadsBackAndNothingElseDoes() throws {
         let nag = Nag(every: 600, times: 5, untilSeen: true, escalateAfter: 2)
         #expect(nag.description == "every=PT10M;times=5;until=seen;escalateAfter=2")
-        #expect(Nag(exactly: nag.description) == nag)
-        #expect(Nag(exactly: "every=PT1H") == Nag(every: 3600))
+        #expect(try Nag(exactly: nag.description) == nag)
+        #expect(try Nag(exactly: "times=3;every=PT1H") == Nag(every: 3600, times: 3))
         for bad in [
             "", "every=PT10S", "every=PT10M;times=0", "every=PT10M;every=PT1H", "times=3", "every=PT10M;x=1",
             "every=PT10M;until=never", "every=PT10M;times=2;escalateAfter=3",
         ] {
-            #expect(Nag(exactly: bad) == nil, "\(bad)")
+            #expect(throws: ModelError.self, "\(bad)") { try Nag(exactly: bad) }
         }
     }
 }

@@ -172,6 +172,31 @@ import Testing
         }
     }
 
+    @Test func aNagIsSetReadBackRepeatsAndIsClearedAndOneOutOfRangeIsRefused() async throws {
+        try await withRoutes { client in
+            let item = #"{"text": "tea", "dueDate": "2027-01-15T08:01:00Z", "nag": "times=2;every=PT10M"}"#
+            let added = try await Self.send(client, .post, "/v1/items", json: item)
+            #expect(added.status == .created, "\(added.json ?? [:])")
+            #expect(added.json?["nag"] as? String == "every=PT10M;times=2")
+            #expect(try await Self.send(client, .post, "/v1/clock", json: #"{"advance": "PT30M"}"#).status == .ok)
+            let events = try await Self.send(client, .get, "/v1/events?item=1&follow=false")
+            let kinds = (events.json?["events"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+            #expect(
+                kinds.filter { $0 != "scheduled" } == ["changed", "fired", "renotified", "renotified", "exhausted"]
+            )
+
+            let cleared = try await Self.send(client, .patch, "/v1/items/1", json: #"{"nag": null}"#)
+            #expect(cleared.status == .ok && cleared.json?["nag"] == nil, "\(cleared.json ?? [:])")
+            for bad in [#"{"nag": "every=PT10S"}"#, #"{"nag": "every=PT10M;times=0"}"#, #"{"nag": "often"}"#] {
+                let refused = try await Self.send(client, .patch, "/v1/items/1", json: bad)
+                #expect(
+                    refused.status == .badRequest && refused.code == "invalid_nag",
+                    "\(bad): \(refused.json ?? [:])"
+                )
+            }
+        }
+    }
+
     @Test func aClockMoveIsAppliedOnTheManualClockAndOneThatIsNotADurationIsRefused() async throws {
         try await withRoutes { client in
             // The rig's service runs on a manual clock: a move is applied and answered with the clock after it.

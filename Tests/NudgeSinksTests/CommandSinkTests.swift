@@ -55,7 +55,8 @@ import Testing
         let runner = FakeRunner()
         let sink = Self.sink(runner)
         let due = Date(timeIntervalSince1970: 1_800_000_000)
-        var reminder = Reminder(itemID: 12, text: "deploy", listName: "Ops", due: due + 1800)
+        // As the scheduler delivers a repeat: about the due instant that fired, late from the repeat's instant.
+        var reminder = Reminder(itemID: 12, text: "deploy", listName: "Ops", due: due)
         reminder.repeating = .init(number: 3, nag: Nag(every: 600), firedAt: due, firedDue: due)
         await sink.deliver(Delivery(reminder: reminder, firedAt: due + 1805, lateBy: 5, coalesced: 2))
         let environment = runner.commands.first?.environment

@@ -1,9 +1,10 @@
 """What the contract names but cannot spell, for Schemathesis (scripts/contract-check loads it as SCHEMATHESIS_HOOKS).
 
-docs/openapi.yaml marks four kinds of string with a `format` of its own, because their rules are past what JSON
+docs/openapi.yaml marks five kinds of string with a `format` of its own, because their rules are past what JSON
 Schema can say: `duration-iso8601` (the grammar is the `Duration` pattern; what a field bounds, such as a warning's
 lead of at most 366 days, is not), `repeat-after` (a duration from an hour to 3,660 days), `catch-up` (`always`,
-`never` or a duration) and `calendar-expression` (a systemd calendar expression, a grammar of its own). The import's body is an iCalendar document. Here each gets values that
+`never` or a duration), `nag` (`every=…;times=…`, its parts in range) and `calendar-expression` (a systemd calendar
+expression, a grammar of its own). The import's body is an iCalendar document. Here each gets values that
 are valid wherever the contract uses them, so that positive requests reach past the first field check; negative
 requests are Schemathesis' own, and nudged must refuse every one.
 
@@ -58,6 +59,24 @@ schemathesis.openapi.format("duration-iso8601", _durations)
 # An hour to 3,659 days, 23:59:59.5: a repeat after completion (1 hour to 3,660 days).
 schemathesis.openapi.format("repeat-after", _lengths(3659, 1, 522))
 schemathesis.openapi.format("catch-up", st.one_of(st.sampled_from(["always", "never"]), _durations))
+
+
+@st.composite
+def _nags(draw) -> str:
+    """A nag nudged takes: every a whole number of seconds from a minute to 365 days, 1 to 1,000 times, maybe until
+    seen, maybe escalating after 0 to `times` repeats."""
+    seconds = draw(st.integers(60, 365 * 86_400))
+    every = _iso8601(seconds // 86_400, seconds // 3600 % 24, seconds // 60 % 60, seconds % 60, False)
+    times = draw(st.integers(1, 1000))
+    text = f"every={every};times={times}"
+    if draw(st.booleans()):
+        text += ";until=seen"
+    if draw(st.booleans()):
+        text += f";escalateAfter={draw(st.integers(0, times))}"
+    return text
+
+
+schemathesis.openapi.format("nag", _nags())
 
 # Each has occurrences for centuries after any instant up to 9000: a rule with none ahead is refused as a conflict
 # with the clock (409), which a clock a request set near 9999 would cause.

@@ -47,8 +47,9 @@ public struct ChecklistItem: Sendable, Equatable {
     /// reminder they were about fired first. A restart never sends one of them.
     public var warnedThrough: Date?
     /// When its last reminder fired, while nobody has acknowledged it: nil once Done, Snooze, an edit, an undo or
-    /// `nudge ack` (`ChecklistLibrary.makeAcknowledge`) has, and for a reminder reported missed (it was never shown).
-    /// The next fire replaces it. Kept by nudge alone: a linked list's file does not hold it.
+    /// `nudge ack` (`ChecklistLibrary.makeAcknowledge`) has, and after a reminder reported missed (never shown, and a
+    /// later one than that fire). The next fire replaces it. Kept by nudge alone: a linked list's file does not hold
+    /// it.
     public var unacknowledgedSince: Date?
     /// Repeats its reminder while it awaits acknowledgement (`Nag`); nil: it fires once.
     public var nag: Nag?
@@ -156,12 +157,18 @@ public struct ChecklistItem: Sendable, Equatable {
         (unacknowledgedSince, repeatCount) = (nil, 0)
     }
 
+    /// Its reminder fired at `instant`, and awaits acknowledgement from then, with no repeat of it decided yet.
+    mutating func awaitAcknowledgement(since instant: Date) {
+        (unacknowledgedSince, repeatCount) = (instant, 0)
+    }
+
     /// The next repeat of its fire awaiting acknowledgement (`nag`), its number and instant: none when it does not
-    /// nag, nothing awaits acknowledgement, every repeat was decided, or it no longer reminds (done, or switched off).
+    /// nag, nothing awaits acknowledgement, every repeat was decided, it no longer reminds (done, or switched off), or
+    /// an advance warning of its next reminder was decided since the fire (that reminder's turn has come).
     public var nextRepeat: (number: Int, instant: Date)? {
-        guard let nag, let firedAt = unacknowledgedSince, shouldRemind, !checked, repeatCount < nag.times else {
-            return nil
-        }
+        guard let nag, let firedAt = unacknowledgedSince, shouldRemind, !checked, repeatCount < nag.times,
+            warnedThrough.map({ $0 <= firedAt }) ?? true
+        else { return nil }
         return (repeatCount + 1, nag.instant(ofRepeat: repeatCount + 1, firedAt: firedAt))
     }
 

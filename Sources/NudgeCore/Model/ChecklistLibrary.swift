@@ -281,6 +281,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
             priority: new.priority,
             catchUp: new.catchUp,
             warnings: try Warnings.normalized(new.warnings),
+            nag: try new.nag.map { nag throws(ModelError) in try nag.validated() },
             calendarUID: new.calendarUID,
             fileName: new.fileName
         )
@@ -340,6 +341,7 @@ public struct ChecklistLibrary: Sendable, Equatable {
         }
         if edit.clearsCatchUp { item.catchUp = nil } else if let catchUp = edit.catchUp { item.catchUp = catchUp }
         if let warnings = edit.warnings { item.warnings = try Warnings.normalized(warnings) }
+        if edit.clearsNag { item.nag = nil } else if let nag = edit.nag { item.nag = try nag.validated() }
         // An item repeats one way: a repeat after completion takes the place of a rule, and a rule of it.
         if let length = edit.repeatAfter {
             item.repeatAfter = try RepeatAfter.validated(length)
@@ -425,8 +427,8 @@ public struct ChecklistLibrary: Sendable, Equatable {
     ) throws(ModelError) -> ChecklistChange {
         guard var item = item(id: itemID), let list = list(containing: itemID) else { throw .unknownItem(itemID) }
         item.lastFiredAt = due
-        // A reminder never shown awaits nobody; one shown replaces what an earlier fire awaited.
-        if fired { (item.unacknowledgedSince, item.repeatCount) = (now, 0) }
+        // One shown replaces what an earlier fire awaited; one never shown awaits nobody, and is later than that fire.
+        if fired { item.awaitAcknowledgement(since: now) } else { item.acknowledge() }
         item.snoozedUntil = nil
         // The warnings this reminder passed over are settled too: the next one starts with those still ahead, at a
         // restart as now.

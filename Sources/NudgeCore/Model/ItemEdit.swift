@@ -28,6 +28,9 @@ public struct ItemEdit: Sendable, Hashable {
     public var clearsCatchUp: Bool
     /// New advance warnings (`Warnings`); empty removes them.
     public var warnings: [TimeInterval]?
+    /// A new nag (`Nag`). To stop nagging, set `clearsNag` instead.
+    public var nag: Nag?
+    public var clearsNag: Bool
 
     public init(
         text: String? = nil,
@@ -44,7 +47,9 @@ public struct ItemEdit: Sendable, Hashable {
         priority: Priority? = nil,
         catchUp: CatchUp? = nil,
         clearsCatchUp: Bool = false,
-        warnings: [TimeInterval]? = nil
+        warnings: [TimeInterval]? = nil,
+        nag: Nag? = nil,
+        clearsNag: Bool = false
     ) {
         self.text = text
         self.checked = checked
@@ -61,5 +66,7 @@ public struct ItemEdit: Sendable, Hashable {
         self.catchUp = catchUp
         self.clearsCatchUp = clearsCatchUp
         self.warnings = warnings
+        self.nag = nag
+        self.clearsNag = clearsNag
     }
 }

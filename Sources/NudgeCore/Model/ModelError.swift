@@ -43,6 +43,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A task file another program changed since nudge last read it: nudge reads it again and does not write
         /// over it (409).
         case changedOnDisk = "changed_on_disk"
+        /// A nag (`Nag`) not understood, or with a part out of range (400).
+        case invalidNag = "invalid_nag"
     }
 
     public let code: Code
@@ -171,6 +173,11 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public static func unknownPriority(_ text: String) -> ModelError {
         ModelError(code: .unknownPriority, description: "unknown priority \"\(text)\"; use low, normal or high")
+    }
+
+    /// A nag not understood (`text`, as given), or with a part out of range (`because`).
+    public static func invalidNag(_ text: String, because reason: String) -> ModelError {
+        ModelError(code: .invalidNag, description: "cannot repeat a reminder as \"\(text)\": \(reason)")
     }
 
     /// A catch-up rule not understood: as people type one (`2h`), or `exactly` as the API and the store hold one.

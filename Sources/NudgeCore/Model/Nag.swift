@@ -29,11 +29,44 @@ public struct Nag: Sendable, Hashable, CustomStringConvertible {
         self.escalateAfter = escalateAfter
     }
 
-    /// Whether its parts are in range: `every` at least `shortestEvery` (and a whole number of seconds), `times` 1 to
-    /// `mostTimes`, `escalateAfter` 0 to `times`.
-    public var isValid: Bool {
-        every >= Self.shortestEvery && every == every.rounded() && every <= 366 * 86_400
-            && (1...Self.mostTimes).contains(times) && escalateAfter.map { (0...times).contains($0) } != false
+    /// The longest repeat: a year.
+    public static let longestEvery: TimeInterval = 366 * 86_400
+
+    /// Why its parts are out of range, if they are: `every` a whole number of seconds from `shortestEvery` to
+    /// `longestEvery`, `times` 1 to `mostTimes`, `escalateAfter` 0 to `times`.
+    public var whyInvalid: String? {
+        if every < Self.shortestEvery || every > Self.longestEvery || every != every.rounded() {
+            return "repeat every whole number of seconds from 1m to 366d, not \(DurationText.short(every))"
+        }
+        if !(1...Self.mostTimes).contains(times) { return "repeat 1 to \(Self.mostTimes) times, not \(times)" }
+        if let escalateAfter, !(0...times).contains(escalateAfter) {
+            return "escalate after 0 to \(times) repeats (as many as it makes), not \(escalateAfter)"
+        }
+        return nil
+    }
+
+    /// This nag, refused if a part is out of range (`whyInvalid`).
+    public func validated() throws(ModelError) -> Nag {
+        if let reason = whyInvalid { throw .invalidNag(description, because: reason) }
+        return self
+    }
+
+    /// Reads a nag as people type one: how often, and at most how many times (`10m`, `10m,5`, `PT1H,3`).
+    public init(parsing text: String) throws(ModelError) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count),
+            let every = DurationText.seconds(parts[0].trimmingCharacters(in: .whitespaces))
+        else {
+            throw .invalidNag(text, because: "give how often, and at most how many times: 10m, 10m,5 or PT1H,3")
+        }
+        var times = Self.defaultTimes
+        if parts.count == 2 {
+            guard let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else {
+                throw .invalidNag(text, because: "after the comma, how many times at most: a whole number, as in 10m,5")
+            }
+            times = count
+        }
+        self = try Nag(every: every, times: times).validated()
     }
 
     /// The instant of repeat `number` (1, 2, …) of a fire at `firedAt`.
@@ -57,8 +90,10 @@ public struct Nag: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: ";")
     }
 
-    /// Reads the form `description` writes, nothing else; nil for anything else or parts out of range.
-    public init?(exactly text: String) {
+    /// Reads the form `description` writes (its parts in any order, `times` 10 when left out), as the API and the
+    /// store hold it; refused, saying why, if it is not that form or a part is out of range.
+    public init(exactly text: String) throws(ModelError) {
+        let form = "write it as every=PT10M;times=10, with ;until=seen and ;escalateAfter=N if wanted"
         var every: TimeInterval?
         var times = Self.defaultTimes
         var untilSeen = false
@@ -66,24 +101,32 @@ public struct Nag: Sendable, Hashable, CustomStringConvertible {
         var seen = Set<Substring>()
         for part in text.split(separator: ";", omittingEmptySubsequences: false) {
             let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, seen.insert(pair[0]).inserted else { return nil }
+            guard pair.count == 2, seen.insert(pair[0]).inserted else { throw .invalidNag(text, because: form) }
+            let value = String(pair[1])
             switch pair[0] {
-            case "every": every = DurationText.iso8601Seconds(String(pair[1]))
+            case "every":
+                guard let seconds = DurationText.iso8601Seconds(value) else {
+                    throw .invalidNag(text, because: "every takes an ISO 8601 duration, such as PT10M")
+                }
+                every = seconds
             case "times":
-                guard let value = Int(pair[1]) else { return nil }
-                times = value
+                guard let count = Int(value) else { throw .invalidNag(text, because: "times takes a whole number") }
+                times = count
             case "until":
-                guard pair[1] == "seen" else { return nil }
+                guard value == "seen" else {
+                    throw .invalidNag(text, because: "until takes seen (left out: until acknowledged)")
+                }
                 untilSeen = true
             case "escalateAfter":
-                guard let value = Int(pair[1]) else { return nil }
-                escalateAfter = value
-            default: return nil
+                guard let count = Int(value) else {
+                    throw .invalidNag(text, because: "escalateAfter takes a whole number")
+                }
+                escalateAfter = count
+            default: throw .invalidNag(text, because: form)
             }
         }
-        guard let every else { return nil }
-        self.init(every: every, times: times, untilSeen: untilSeen, escalateAfter: escalateAfter)
-        guard isValid else { return nil }
+        guard let every else { throw .invalidNag(text, because: form) }
+        self = try Nag(every: every, times: times, untilSeen: untilSeen, escalateAfter: escalateAfter).validated()
     }
 }
 
@@ -91,12 +134,13 @@ public struct Nag: Sendable, Hashable, CustomStringConvertible {
 extension Nag: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let nag = Nag(exactly: text) else {
+        do {
+            self = try Nag(exactly: text)
+        } catch {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not a nag: \(text.prefix(80))")
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description)
             )
         }
-        self = nag
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -19,6 +19,8 @@ public struct NewItem: Sendable, Hashable {
     public var catchUp: CatchUp?
     /// Advance warnings (`Warnings`).
     public var warnings: [TimeInterval]
+    /// How its reminder repeats while not acknowledged; nil: it fires once.
+    public var nag: Nag?
     /// The UID of the iCalendar task it was imported from.
     public var calendarUID: String?
     /// The file of its linked list's folder that holds it.
@@ -35,6 +37,7 @@ public struct NewItem: Sendable, Hashable {
         priority: Priority = .normal,
         catchUp: CatchUp? = nil,
         warnings: [TimeInterval] = [],
+        nag: Nag? = nil,
         calendarUID: String? = nil,
         fileName: String? = nil
     ) {
@@ -48,6 +51,7 @@ public struct NewItem: Sendable, Hashable {
         self.priority = priority
         self.catchUp = catchUp
         self.warnings = warnings
+        self.nag = nag
         self.calendarUID = calendarUID
         self.fileName = fileName
     }

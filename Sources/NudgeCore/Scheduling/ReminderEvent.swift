@@ -25,9 +25,9 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
         case dismissed
         /// The user acknowledged a reminder that fired (`nudge ack`): `due` is the instant that fired.
         case acknowledged
-        /// A reminder that fired and awaits acknowledgement was delivered again (`Nag`): `due` is the repeat's instant,
-        /// `previousDue` the due instant that fired, `repeatNumber` which repeat (with `coalesced`, those that passed
-        /// unwatched folded into it).
+        /// A reminder that fired and awaits acknowledgement was delivered again (`Nag`): `due` is the due instant
+        /// that fired, `repeatNumber` which repeat, `lateBy` counts from the repeat's own instant (with `coalesced`,
+        /// how many repeats that passed unwatched it stands for, itself the latest).
         case renotified
         /// The last repeat a nag allows was decided: the reminder still awaits acknowledgement, quietly.
         case exhausted
@@ -69,10 +69,10 @@ public struct ReminderEvent: Codable, Sendable, Equatable {
     public var text: String
     /// The name of the item's list.
     public var listName: String
-    /// For `replaced`, the due instant that was replaced; for `snoozed`, the item's due date; for `renotified`, the due
-    /// instant that fired.
+    /// For `replaced`, the due instant that was replaced; for `snoozed`, the item's due date.
     public var previousDue: Date?
-    /// For `fired`, `warned` and `missed`, how long after its instant (`instant`) the decision came.
+    /// For `fired`, `warned`, `missed` and `renotified`, how long after its instant (`instant`; for `renotified`, the
+    /// repeat's) the decision came.
     public var lateBy: TimeInterval?
     /// For `fired` and `missed` of a recurring item found late: how many occurrences passed unwatched (the one
     /// reported, the latest, included), folded into this one decision instead of a burst.

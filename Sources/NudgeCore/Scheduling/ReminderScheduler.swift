@@ -6,7 +6,9 @@ import NudgeCalendar
 /// iff `ChecklistItem.wantsReminder`: `shouldRemind && !checked && reminderInstant > now` (its snoozed instant, else
 /// its due date), or an instant within the last second not handled yet, which the next `advance` fires. A pending
 /// reminder carries its advance warnings still to come, and is queued at the soonest of them, then at its due instant:
-/// one entry per item, so an edit replaces warnings and reminder together.
+/// one entry per item, so an edit replaces warnings and reminder together. While a fire awaits acknowledgement and the
+/// item nags (`ChecklistItem.nextRepeat`), the entry is the next repeat if that comes first, holding the item's own
+/// reminder until the repeat is decided.
 ///
 /// Every input carries the time it happens at and returns the actions to take and the events to report; the
 /// scheduler does no I/O, reads no clock and never sleeps. Whoever holds it arms a timer for the instant the last
@@ -40,6 +42,9 @@ public struct ReminderScheduler: Sendable {
     private struct PendingEntry: Sendable {
         var reminder: Reminder
         var sequence: UInt64
+        /// When `reminder` is a repeat (`Nag`): the item's own reminder, due after it, which comes back once the repeat
+        /// is decided, or at once if its instant came too (nudged asleep past both).
+        var displaced: Reminder?
     }
 
     private struct QueueEntry: Comparable, Sendable {
@@ -115,8 +120,9 @@ public struct ReminderScheduler: Sendable {
 
     // MARK: Inputs
 
-    /// An item was added or edited (any field, including checked): its pending reminder, if any, is removed, and a
-    /// new one is scheduled iff the item wants one at `now`.
+    /// An item was added or edited (any field, including checked), or a decision about it recorded: its pending
+    /// reminder, if any, is removed, and a new one is scheduled iff the item wants one at `now` or has a repeat to
+    /// come.
     public mutating func itemChanged(_ item: ChecklistItem, listName: String, now: Date) -> SchedulerOutput {
         var output = SchedulerOutput()
         let previous = pending.removeValue(forKey: item.itemID)?.reminder
@@ -124,8 +130,8 @@ public struct ReminderScheduler: Sendable {
         let withdrawsWarning = previous?.hasWarned == true
         // Warnings already past when the item changes do not fire.
         let own = item.wantsReminder(at: now) ? item.reminderInstant : nil
-        if let reminder = pendingReminder(for: item, listName: listName, due: own, warningsAfter: now) {
-            enqueue(reminder)
+        if let (reminder, displaced) = pendingReminder(for: item, listName: listName, due: own, warningsAfter: now) {
+            enqueue(reminder, displacing: displaced)
             output.events.append(
                 ReminderEvent(
                     previous == nil ? .scheduled : .replaced,
@@ -169,7 +175,10 @@ public struct ReminderScheduler: Sendable {
 
     /// A list was renamed: pending reminders of its items carry the new name, without counting as a replacement.
     public mutating func relabel(itemIDs: some Sequence<Int>, listName: String) {
-        for itemID in itemIDs { pending[itemID]?.reminder.listName = listName }
+        for itemID in itemIDs {
+            pending[itemID]?.reminder.listName = listName
+            pending[itemID]?.displaced?.listName = listName
+        }
     }
 
     /// The time is now `now` (the timer fired, or the wall clock jumped): everything due fires, in due order and
@@ -187,7 +196,12 @@ public struct ReminderScheduler: Sendable {
             pending[head.itemID] = nil
             var reminder = entry.reminder
             if reminder.repeating != nil {
-                renotify(reminder, now: now, into: &output)
+                // The item's own reminder came too: it is decided instead, and its fire replaces the repeat.
+                if let own = entry.displaced, own.nextInstant <= now {
+                    enqueue(own)
+                } else {
+                    renotify(reminder, now: now, into: &output)
+                }
                 continue
             }
             if reminder.due > now, !reminder.warnings.isEmpty {
@@ -214,8 +228,8 @@ public struct ReminderScheduler: Sendable {
 
     /// Rebuilds the pending reminders from stored items after a start, then catches up: a reminder whose instant
     /// passed unhandled while nothing was watching fires once, late, within the catch-up window, and is reported
-    /// missed beyond it; so does the latest warning that passed unhandled, if the due instant is still ahead. Items
-    /// that want no reminder produce no events.
+    /// missed beyond it; so does the latest warning that passed unhandled, if the due instant is still ahead, and the
+    /// latest repeat of a fire awaiting acknowledgement. Items that want neither produce no events.
     public mutating func restore(
         _ items: some Collection<(item: ChecklistItem, listName: String)>,
         now: Date,
@@ -235,8 +249,13 @@ public struct ReminderScheduler: Sendable {
             // A warning instant before the item was last edited was already past when it was set; one settled
             // (`warnedThrough`) was sent, missed or passed over. Only those after both can still be due.
             let own = ownReminder(item) ? item.reminderInstant : nil
-            if let reminder = pendingReminder(for: item, listName: listName, due: own, warningsAfter: item.updatedAt) {
-                enqueue(reminder)
+            if let (reminder, displaced) = pendingReminder(
+                for: item,
+                listName: listName,
+                due: own,
+                warningsAfter: item.updatedAt
+            ) {
+                enqueue(reminder, displacing: displaced)
             }
         }
         return advance(to: now, limit: limit)
@@ -245,14 +264,15 @@ public struct ReminderScheduler: Sendable {
     // MARK: Private
 
     /// The one reminder an item has pending: its own, due at `due` (nil: none), or the next repeat of its fire
-    /// awaiting acknowledgement (`ChecklistItem.nextRepeat`) if that comes first. A repeat has no warnings.
+    /// awaiting acknowledgement (`ChecklistItem.nextRepeat`) if that comes first, displacing its own until then. A
+    /// repeat has no warnings.
     private mutating func pendingReminder(for item: ChecklistItem, listName: String, due: Date?, warningsAfter: Date)
-        -> Reminder?
+        -> (Reminder, displaced: Reminder?)?
     {
         let own = due.map { reminder(for: item, listName: listName, due: $0, warningsAfter: warningsAfter) }
         guard let next = item.nextRepeat, let nag = item.nag, let firedAt = item.unacknowledgedSince,
             own.map({ next.instant < $0.nextInstant }) ?? true
-        else { return own }
+        else { return own.map { ($0, nil) } }
         var repeating = reminder(for: item, listName: listName, due: next.instant, warningsAfter: .distantFuture)
         (repeating.rule, repeating.isSnoozed) = (nil, false)
         repeating.repeating = Reminder.Repeat(
@@ -261,22 +281,23 @@ public struct ReminderScheduler: Sendable {
             firedAt: firedAt,
             firedDue: item.lastFiredAt ?? firedAt
         )
-        return repeating
+        return (repeating, own)
     }
 
-    /// A repeat's instant came: it is delivered again (`renotified`), at high priority once the nag escalates. Repeats
-    /// that passed unwatched (nudged down, the machine asleep) are one late repeat, the latest, never a burst nor
-    /// missed: the reminder still awaits someone. The last a nag allows is followed by `exhausted`.
+    /// A repeat's instant came: the reminder that fired is delivered again (`renotified`, about the due instant that
+    /// fired, late from the repeat's instant), at high priority once the nag escalates. Repeats that passed unwatched
+    /// (nudged down, the machine asleep) are one late repeat, the latest, never a burst, and never missed however late:
+    /// the reminder still awaits someone. The last a nag allows is followed by `exhausted`.
     private func renotify(_ reminder: Reminder, now: Date, into output: inout SchedulerOutput) {
         guard var repeating = reminder.repeating else { return }
         var reminder = reminder
         let latest = max(repeating.number, repeating.nag.latestRepeat(by: now, firedAt: repeating.firedAt))
         let coalesced = latest - repeating.number + 1
         repeating.number = latest
-        reminder.due = repeating.nag.instant(ofRepeat: latest, firedAt: repeating.firedAt)
+        reminder.due = repeating.firedDue
         reminder.repeating = repeating
         if repeating.nag.escalates(latest) { reminder.priority = .high }
-        let lateBy = now.timeIntervalSince(reminder.due)
+        let lateBy = now.timeIntervalSince(repeating.nag.instant(ofRepeat: latest, firedAt: repeating.firedAt))
         output.actions.append(
             .deliver(
                 Delivery(reminder: reminder, firedAt: now, lateBy: lateBy, coalesced: coalesced > 1 ? coalesced : nil)
@@ -286,14 +307,13 @@ public struct ReminderScheduler: Sendable {
             .renotified,
             of: reminder,
             at: now,
-            previousDue: repeating.firedDue,
             lateBy: lateBy,
             coalesced: coalesced > 1 ? coalesced : nil
         )
         event.repeatNumber = latest
         output.events.append(event)
         if latest >= repeating.nag.times {
-            var exhausted = ReminderEvent(.exhausted, of: reminder, at: now, previousDue: repeating.firedDue)
+            var exhausted = ReminderEvent(.exhausted, of: reminder, at: now)
             exhausted.repeatNumber = latest
             output.events.append(exhausted)
         }
@@ -378,9 +398,9 @@ public struct ReminderScheduler: Sendable {
         return rule
     }
 
-    private mutating func enqueue(_ reminder: Reminder) {
+    private mutating func enqueue(_ reminder: Reminder, displacing displaced: Reminder? = nil) {
         nextSequence += 1
-        pending[reminder.itemID] = PendingEntry(reminder: reminder, sequence: nextSequence)
+        pending[reminder.itemID] = PendingEntry(reminder: reminder, sequence: nextSequence, displaced: displaced)
         queue.insert(QueueEntry(due: reminder.nextInstant, itemID: reminder.itemID, sequence: nextSequence))
     }
 

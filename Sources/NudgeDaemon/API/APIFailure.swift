@@ -145,7 +145,7 @@ struct APIFailure: Error {
                     .notUndoable, .linkedList, .listNotEmpty, .changedOnDisk:
                     .conflict
                 case .emptyText, .unknownIcon, .timeNotUnderstood, .invalidRepeat, .unknownPriority, .invalidCatchUp,
-                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood, .invalidFolder:
+                    .invalidSnooze, .invalidWarning, .calendarNotUnderstood, .invalidFolder, .invalidNag:
                     .badRequest
                 // Each field valid, two together not: a rule of the body JSON Schema could say only with `not`,
                 // which swift-openapi-generator cannot generate, so the contract's schema lets it through.

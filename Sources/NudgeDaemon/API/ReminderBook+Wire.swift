@@ -42,6 +42,7 @@ extension ReminderBook {
         edit.listID = try namedList(id: edit.listID, name: patch.list)
         if let warnings = patch.warnings { edit.warnings = try Warnings.parse(warnings) }
         if let length = patch.repeatAfter { edit.repeatAfter = try RepeatAfter.parseISO8601(length) }
+        if let nag = patch.nag { edit.nag = try Nag(exactly: nag) }
         return edit
     }
 

@@ -27,6 +27,7 @@ extension Components.Schemas.Item {
             repeatAfter: item.repeatAfter.map(DurationText.iso8601),
             priority: Components.Schemas.Priority(item.priority),
             catchUp: item.catchUp?.description,
+            nag: item.nag?.description,
             completedThrough: item.completedThrough.map(Instant.init),
             snoozedUntil: item.snoozedUntil.map(Instant.init),
             warnings: item.warnings.isEmpty ? nil : item.warnings.map(DurationText.iso8601),

@@ -37,7 +37,8 @@ extension Components.Schemas.NewItem {
             repeatAfter: try repeatAfter.map(RepeatAfter.parseISO8601),
             priority: priority.map(Priority.init) ?? .normal,
             catchUp: try catchUp.map { text throws(ModelError) in try CatchUp(exactly: text) },
-            warnings: try warnings.map(Warnings.parse) ?? []
+            warnings: try warnings.map(Warnings.parse) ?? [],
+            nag: try nag.map { text throws(ModelError) in try Nag(exactly: text) }
         )
     }
 }
