@@ -166,6 +166,7 @@ enum Render {
             ("Priority", item.priority.rawValue),
             ("Catch up", item.catchUp.map(catchUpText) ?? "as nudged's --catch-up-window says"),
             ("Warnings", item.warnings.map(warningsText) ?? "none"),
+            ("Nag", item.nag.map(nagText) ?? "no: a reminder fires once"),
             (
                 "Pending",
                 item.pendingDue.map { "\(pendingMark) \(date($0, otherwise: ""))" }
@@ -392,6 +393,15 @@ enum Render {
     /// Advance warnings as people read them: "1h, 10m before".
     static func warningsText(_ warnings: [String]) -> String {
         warnings.map { DurationText.seconds($0).map(DurationText.short) ?? $0 }.joined(separator: ", ") + " before"
+    }
+
+    /// How a fired reminder repeats until acknowledged: "every 10m, at most 5 times, until seen, high after 2".
+    static func nagText(_ text: String) -> String {
+        guard let nag = try? Nag(exactly: text) else { return text }
+        var parts = ["every \(DurationText.short(nag.every))", "at most \(nag.times) times"]
+        parts.append(nag.untilSeen ? "until seen" : "until acknowledged")
+        if let after = nag.escalateAfter { parts.append("high priority after \(after)") }
+        return parts.joined(separator: ", ")
     }
 
     /// One advance warning: "warning 1h ahead".

@@ -44,4 +44,50 @@ import Testing
         #expect(kinds.last == "acknowledged", "\(events)")
         #expect(try await sandbox.nudge("ack", "9").status == 1, "an unknown item is refused")
     }
+
+    /// `nudge add --nag`: the fire repeats at its instants, across a restart once (the repeats that fell while nudged
+    /// was down are one), escalates, and ends exhausted; `nudge edit --no-nag` stops it.
+    @Test func aNaggingReminderRepeatsUntilExhaustedAcrossARestart() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        do {
+            let daemon = try await Daemon(sandbox, clock: .manual(Self.start))
+            defer { daemon.stop() }
+            let added = try await sandbox.nudge(
+                "add",
+                "tea",
+                "--due",
+                iso(Self.start + 60),
+                "--nag",
+                "10m,3",
+                "--escalate-after",
+                "1"
+            )
+            #expect(added.status == 0, "\(added)")
+            let shown = try await sandbox.nudge("show", "1")
+            #expect(shown.stdout.contains("every 10m, at most 3 times, until acknowledged, high priority after 1"))
+            try await sandbox.moveClock(to: Self.start + 60 + 600)
+        }
+        // Down through the second and third repeats' instants: one late repeat, the third, then exhausted.
+        let daemon = try await Daemon(sandbox, clock: .manual(Self.start + 60 + 1900))
+        defer { daemon.stop() }
+        let listed = try await sandbox.nudge("events", "--item", "1", "--json")
+        let events = ((try? JSONSerialization.jsonObject(with: listed.output) as? [[String: Any]]) ?? []).filter {
+            !["scheduled", "changed"].contains($0["kind"] as? String)
+        }
+        #expect(
+            events.map { $0["kind"] as? String } == ["fired", "renotified", "renotified", "exhausted"],
+            "\(listed)"
+        )
+        #expect(events.map { $0["repeatNumber"] as? Int } == [nil, 1, 3, 3])
+        #expect(events.map { $0["priority"] as? String } == ["normal", "normal", "high", "high"])
+        #expect(events[2]["coalesced"] as? Int == 2 && events[2]["due"] as? String == "2027-01-01T00:01:00.000Z")
+
+        #expect(try await sandbox.nudge("edit", "1", "--no-nag").status == 0)
+        #expect(try await sandbox.nudge("show", "1").stdout.contains("no: a reminder fires once"))
+        let alone = try await sandbox.nudge("add", "x", "--escalate-after", "1")
+        #expect(alone.status == 2 && alone.stderr.contains("go with --nag"), "\(alone)")
+        let tooOften = try await sandbox.nudge("add", "x", "--nag", "10s")
+        #expect(tooOften.status == 2 && tooOften.stderr.contains("from 1m to 366d"), "\(tooOften)")
+    }
 }

@@ -97,6 +97,8 @@ struct AddCommand: DaemonCommand {
     )
     var remind: Bool?
 
+    @OptionGroup var nag: NagOptions
+
     @Flag(name: .shortAndLong, help: "Print the new item's ID alone, for scripts.")
     var quiet = false
 
@@ -104,6 +106,7 @@ struct AddCommand: DaemonCommand {
 
     mutating func validate() throws {
         _ = try SharedArguments.text(text)
+        _ = try nag.requested()
         // --rrule is a repeat rule too, said another way: from here on, one.
         repeatRule = try SharedArguments.repeatRule(expression: repeatRule, recurrence: rrule)
         if repeatRule != nil, repeatAfter != nil {
@@ -129,7 +132,8 @@ struct AddCommand: DaemonCommand {
                 repeatAfter: repeatAfter.map(DurationText.iso8601),
                 priority: priority.map { Components.Schemas.Priority(rawValue: $0.rawValue)! },
                 catchUp: catchUp?.description,
-                warnings: warn?.map(DurationText.iso8601)
+                warnings: warn?.map(DurationText.iso8601),
+                nag: try nag.requested()?.description
             )
             let item = try await client.call { try await $0.createItem(body: .json(request)).created.body.json }
             if let note = Render.pastDueNote(item, look: look) { Output.error(note) }

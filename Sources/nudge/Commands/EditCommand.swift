@@ -101,6 +101,11 @@ struct EditCommand: DaemonCommand {
     @Flag(inversion: .prefixedNo, help: "Whether to remind when it falls due.")
     var remind: Bool?
 
+    @OptionGroup var nag: NagOptions
+
+    @Flag(help: "Stop repeating its fired reminder until acknowledged.")
+    var noNag = false
+
     @Option(help: ArgumentHelp("Move it to this list, by name, ignoring case.", valueName: "name"))
     var list: String?
 
@@ -117,16 +122,19 @@ struct EditCommand: DaemonCommand {
         for (name, set, cleared) in setAndCleared where set && cleared {
             throw ValidationError("--\(given(name)) and --no-\(name) contradict each other; give one of them")
         }
+        if nag.isGiven, noNag { throw ValidationError("--nag and --no-nag contradict each other; give one of them") }
+        _ = try nag.requested()
         if repeatAfter != nil, repeatRule != nil || noRepeat {
             let other = noRepeat ? "no-repeat" : given("repeat")
             throw ValidationError("--repeat-after and --\(other) contradict each other; give one of them")
         }
         if text == nil && due == nil && !noDue && remind == nil && list == nil && repeatRule == nil && !noRepeat
-            && repeatAfter == nil && priority == nil && catchUp == nil && warn == nil && !noWarn
+            && repeatAfter == nil && priority == nil && catchUp == nil && warn == nil && !noWarn && !nag.isGiven
+            && !noNag
         {
             throw ValidationError(
                 "nothing to change: give --text, --due, --no-due, --repeat, --rrule, --repeat-after, --no-repeat, "
-                    + "--priority, --catch-up, --warn, --no-warn, --remind, --no-remind or --list"
+                    + "--priority, --catch-up, --warn, --no-warn, --nag, --no-nag, --remind, --no-remind or --list"
             )
         }
         if let text, text.allSatisfy(\.isWhitespace) {
@@ -152,7 +160,9 @@ struct EditCommand: DaemonCommand {
                     priority: priority,
                     catchUp: catchUp?.rule,
                     clearsCatchUp: catchUp == .daemons,
-                    warnings: noWarn ? [] : warn
+                    warnings: noWarn ? [] : warn,
+                    nag: try nag.requested(),
+                    clearsNag: noNag
                 ),
                 list: list
             )
