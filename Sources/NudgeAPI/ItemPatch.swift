@@ -30,7 +30,7 @@ public struct ItemPatch: Codable, Hashable, Sendable {
         self.list = list
         warnings = edit.warnings?.map(DurationText.iso8601)
         repeatAfter = edit.repeatAfter.map(DurationText.iso8601)
-        nag = edit.nag?.description
+        nag = edit.clearsNag ? nil : edit.nag?.description
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {

@@ -395,7 +395,8 @@ enum Render {
         warnings.map { DurationText.seconds($0).map(DurationText.short) ?? $0 }.joined(separator: ", ") + " before"
     }
 
-    /// How a fired reminder repeats until acknowledged: "every 10m, at most 5 times, until seen, high after 2".
+    /// How a fired reminder repeats until acknowledged: "every 10m, at most 5 times, until seen, high priority after
+    /// 2".
     static func nagText(_ text: String) -> String {
         guard let nag = try? Nag(exactly: text) else { return text }
         var parts = ["every \(DurationText.short(nag.every))", "at most \(nag.times) times"]

@@ -186,8 +186,10 @@ private let utc = TimeZone(identifier: "UTC")!
         let midnight = Date(timeIntervalSince1970: 1_800_057_600)
         clock.set(midnight)
         _ = book.advance()
-        _ = try? book.acknowledgeItem(itemID: 1)
-        // Not acknowledged after all: fire again on the next day, then walk to the warning of the one after.
+        _ = try book.acknowledgeItem(itemID: 1)
+        // The first day's fire is acknowledged; the next day's is not: walk its repeats to the warning of the day
+        // after. (While running, the warning's turn ends them by itself; the restart below is what nextRepeat's rule
+        // keeps the same.)
         clock.set(midnight + 86_400)
         _ = book.advance()
         var seen: [ReminderEvent.Kind] = []
@@ -224,10 +226,15 @@ private let utc = TimeZone(identifier: "UTC")!
         let nag = Nag(every: 600, times: 5, untilSeen: true, escalateAfter: 2)
         #expect(nag.description == "every=PT10M;times=5;until=seen;escalateAfter=2")
         #expect(try Nag(exactly: nag.description) == nag)
-        #expect(try Nag(exactly: "times=3;every=PT1H") == Nag(every: 3600, times: 3))
+        #expect(try Nag(exactly: "times=3;every=PT1H") == Nag(every: 3600, times: 3), "parts in any order")
+        #expect(try Nag(parsing: "10m") == Nag(every: 600) && Nag(parsing: " PT1H , 3 ") == Nag(every: 3600, times: 3))
+        for bad in ["10m,", "10m,5,1", "-10m", "10s", "often", "10m,0", "10m,1001"] {
+            #expect(throws: ModelError.self, "\(bad)") { try Nag(parsing: bad) }
+        }
         for bad in [
             "", "every=PT10S", "every=PT10M;times=0", "every=PT10M;every=PT1H", "times=3", "every=PT10M;x=1",
-            "every=PT10M;until=never", "every=PT10M;times=2;escalateAfter=3",
+            "every=PT10M;until=never", "every=PT10M;times=2;escalateAfter=3", "every=PT10M;", "every=PT10M;times=-1",
+            "every=PT10M;times=99999999999999999999", "every=PT60.5S", "every=P367D", "every=PT10M;escalateAfter=-1",
         ] {
             #expect(throws: ModelError.self, "\(bad)") { try Nag(exactly: bad) }
         }

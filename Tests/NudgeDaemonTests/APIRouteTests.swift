@@ -187,6 +187,10 @@ import Testing
 
             let cleared = try await Self.send(client, .patch, "/v1/items/1", json: #"{"nag": null}"#)
             #expect(cleared.status == .ok && cleared.json?["nag"] == nil, "\(cleared.json ?? [:])")
+            let set = try await Self.send(client, .patch, "/v1/items/1", json: #"{"nag": "every=PT1H;until=seen"}"#)
+            #expect(set.status == .ok && set.json?["nag"] as? String == "every=PT1H;times=10;until=seen")
+            let badNew = #"{"text": "x", "nag": "every=PT10M;times=2;escalateAfter=3"}"#
+            #expect(try await Self.send(client, .post, "/v1/items", json: badNew).code == "invalid_nag")
             for bad in [#"{"nag": "every=PT10S"}"#, #"{"nag": "every=PT10M;times=0"}"#, #"{"nag": "often"}"#] {
                 let refused = try await Self.send(client, .patch, "/v1/items/1", json: bad)
                 #expect(

@@ -36,7 +36,7 @@ public struct Nag: Sendable, Hashable, CustomStringConvertible {
     /// `longestEvery`, `times` 1 to `mostTimes`, `escalateAfter` 0 to `times`.
     public var whyInvalid: String? {
         if every < Self.shortestEvery || every > Self.longestEvery || every != every.rounded() {
-            return "repeat every whole number of seconds from 1m to 366d, not \(DurationText.short(every))"
+            return "repeat every whole number of seconds from 1m to 366d, not \(DurationText.iso8601(every))"
         }
         if !(1...Self.mostTimes).contains(times) { return "repeat 1 to \(Self.mostTimes) times, not \(times)" }
         if let escalateAfter, !(0...times).contains(escalateAfter) {

@@ -122,7 +122,9 @@ struct EditCommand: DaemonCommand {
         for (name, set, cleared) in setAndCleared where set && cleared {
             throw ValidationError("--\(given(name)) and --no-\(name) contradict each other; give one of them")
         }
-        if nag.isGiven, noNag { throw ValidationError("--nag and --no-nag contradict each other; give one of them") }
+        if nag.isGiven, noNag {
+            throw ValidationError("--nag (with --nag-until, --escalate-after) and --no-nag contradict; give one")
+        }
         _ = try nag.requested()
         if repeatAfter != nil, repeatRule != nil || noRepeat {
             let other = noRepeat ? "no-repeat" : given("repeat")

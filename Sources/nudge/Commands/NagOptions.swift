@@ -12,7 +12,8 @@ struct NagOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Repeat a fired reminder until it is acknowledged: every INTERVAL, at most MAX times (10 unless given), "
-                + "e.g. 10m or 1h,3.",
+                + "e.g. 10m or 1h,3; with edit, it replaces the item's nag whole (give --nag-until and "
+                + "--escalate-after again).",
             valueName: "interval[,max]"
         ),
         transform: Nag.init(parsing:)
