@@ -17,8 +17,8 @@ public struct Reminder: Sendable, Equatable {
     public var warnings: [Date]
     /// One of its warnings was decided (sent or missed) while it was pending: a sink may be showing it.
     public var hasWarned = false
-    /// It is a repeat of a fire awaiting acknowledgement (`Nag`): pending, `due` is the repeat's instant; delivered, the
-    /// due instant that fired (`Repeat.firedDue`).
+    /// It is a repeat of a fire awaiting acknowledgement (`Nag`): pending, `due` is the repeat's instant; delivered,
+    /// the due instant that fired (`Repeat.firedDue`).
     public var repeating: Repeat?
 
     /// A repeat of a fire awaiting acknowledgement: its number (1, 2, …), its nag, and the fire's instants.
