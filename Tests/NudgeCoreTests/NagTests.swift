@@ -222,6 +222,11 @@ private let utc = TimeZone(identifier: "UTC")!
         #expect(restarted.scheduler.pendingReminder(for: 1)?.repeating == nil)
     }
 
+    /// Every pending reminder carries the field: a pointer's worth for the many that are no repeat.
+    @Test func aReminderThatIsNoRepeatCarriesAPointersWorthOfIt() {
+        #expect(MemoryLayout<Reminder.Repeat?>.size == MemoryLayout<Int>.size)
+    }
+
     @Test func theStoredFormReadsBackAndNothingElseDoes() throws {
         let nag = Nag(every: 600, times: 5, untilSeen: true, escalateAfter: 2)
         #expect(nag.description == "every=PT10M;times=5;until=seen;escalateAfter=2")

@@ -21,20 +21,25 @@ public struct Reminder: Sendable, Equatable {
     /// the due instant that fired (`Repeat.firedDue`).
     public var repeating: Repeat?
 
-    /// A repeat of a fire awaiting acknowledgement: its number (1, 2, …), its nag, and the fire's instants.
-    public struct Repeat: Sendable, Equatable {
-        public var number: Int
-        public var nag: Nag
+    /// A repeat of a fire awaiting acknowledgement: its number (1, 2, …), its nag, and the fire's instants. A class,
+    /// so that the many reminders that are no repeat carry a pointer's worth of it, not its fields.
+    public final class Repeat: Sendable, Equatable {
+        public let number: Int
+        public let nag: Nag
         /// When the fire it repeats was decided: repeats count from there.
-        public var firedAt: Date
+        public let firedAt: Date
         /// The due instant that fired.
-        public var firedDue: Date
+        public let firedDue: Date
 
         public init(number: Int, nag: Nag, firedAt: Date, firedDue: Date) {
             self.number = number
             self.nag = nag
             self.firedAt = firedAt
             self.firedDue = firedDue
+        }
+
+        public static func == (a: Repeat, b: Repeat) -> Bool {
+            (a.number, a.nag, a.firedAt, a.firedDue) == (b.number, b.nag, b.firedAt, b.firedDue)
         }
     }
 

@@ -44,7 +44,13 @@ public struct ReminderScheduler: Sendable {
         var sequence: UInt64
         /// When `reminder` is a repeat (`Nag`): the item's own reminder, due after it, which comes back once the repeat
         /// is decided, or at once if its instant came too (nudged asleep past both).
-        var displaced: Reminder?
+        var displaced: Displaced?
+    }
+
+    /// A reminder put aside by a repeat, boxed: every entry holds a pointer's worth, not a second reminder.
+    private final class Displaced: Sendable {
+        let reminder: Reminder
+        init(_ reminder: Reminder) { self.reminder = reminder }
     }
 
     private struct QueueEntry: Comparable, Sendable {
@@ -177,7 +183,10 @@ public struct ReminderScheduler: Sendable {
     public mutating func relabel(itemIDs: some Sequence<Int>, listName: String) {
         for itemID in itemIDs {
             pending[itemID]?.reminder.listName = listName
-            pending[itemID]?.displaced?.listName = listName
+            if var displaced = pending[itemID]?.displaced?.reminder {
+                displaced.listName = listName
+                pending[itemID]?.displaced = Displaced(displaced)
+            }
         }
     }
 
@@ -197,7 +206,7 @@ public struct ReminderScheduler: Sendable {
             var reminder = entry.reminder
             if reminder.repeating != nil {
                 // The item's own reminder came too: it is decided instead, and its fire replaces the repeat.
-                if let own = entry.displaced, own.nextInstant <= now {
+                if let own = entry.displaced?.reminder, own.nextInstant <= now {
                     enqueue(own)
                 } else {
                     renotify(reminder, now: now, into: &output)
@@ -289,11 +298,16 @@ public struct ReminderScheduler: Sendable {
     /// (nudged down, the machine asleep) are one late repeat, the latest, never a burst, and never missed however late:
     /// the reminder still awaits someone. The last a nag allows is followed by `exhausted`.
     private func renotify(_ reminder: Reminder, now: Date, into output: inout SchedulerOutput) {
-        guard var repeating = reminder.repeating else { return }
+        guard let pending = reminder.repeating else { return }
         var reminder = reminder
-        let latest = max(repeating.number, repeating.nag.latestRepeat(by: now, firedAt: repeating.firedAt))
-        let coalesced = latest - repeating.number + 1
-        repeating.number = latest
+        let latest = max(pending.number, pending.nag.latestRepeat(by: now, firedAt: pending.firedAt))
+        let coalesced = latest - pending.number + 1
+        let repeating = Reminder.Repeat(
+            number: latest,
+            nag: pending.nag,
+            firedAt: pending.firedAt,
+            firedDue: pending.firedDue
+        )
         reminder.due = repeating.firedDue
         reminder.repeating = repeating
         if repeating.nag.escalates(latest) { reminder.priority = .high }
@@ -400,7 +414,11 @@ public struct ReminderScheduler: Sendable {
 
     private mutating func enqueue(_ reminder: Reminder, displacing displaced: Reminder? = nil) {
         nextSequence += 1
-        pending[reminder.itemID] = PendingEntry(reminder: reminder, sequence: nextSequence, displaced: displaced)
+        pending[reminder.itemID] = PendingEntry(
+            reminder: reminder,
+            sequence: nextSequence,
+            displaced: displaced.map(Displaced.init)
+        )
         queue.insert(QueueEntry(due: reminder.nextInstant, itemID: reminder.itemID, sequence: nextSequence))
     }
 
