@@ -54,14 +54,7 @@ public enum CatchUp: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            self = try CatchUp(exactly: text)
-        } catch {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description)
-            )
-        }
+        self = try decoder.decodeExactText { text throws(ModelError) in try CatchUp(exactly: text) }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -133,14 +133,7 @@ public struct Nag: Sendable, Hashable, CustomStringConvertible {
 /// Coded as its one-line form, as the store and an event's history hold it.
 extension Nag: Codable {
     public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            self = try Nag(exactly: text)
-        } catch {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description)
-            )
-        }
+        self = try decoder.decodeExactText { text throws(ModelError) in try Nag(exactly: text) }
     }
 
     public func encode(to encoder: any Encoder) throws {
